@@ -1,0 +1,397 @@
+package io.github.trtrace.core;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request's immutable record: the snapshot written as one JSON line. Taken on the caller
+ * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
+ *
+ * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
+ * left out of the JSON line; unknown strings are {@code null}. Field names are in {@link Fields}.
+ *
+ * <pre>{@code
+ * InferenceRecord r = InferenceRecord.builder("req-abc", "llama-8b")
+ *     .status(Status.SUCCESS).latencyMs(41.7).inputTokens(12).outputTokens(80).build();
+ * }</pre>
+ */
+public final class InferenceRecord {
+
+  /** JSON field names of the record, in the order they are written. One place for the mapping. */
+  public static final class Fields {
+    public static final String TIMESTAMP = "timestamp";
+    public static final String REQUEST_ID = "request_id";
+    public static final String MODEL_NAME = "model_name";
+    public static final String STATUS = "status";
+    public static final String ERROR_TYPE = "error_type";
+    public static final String LATENCY_MS = "latency_ms";
+    public static final String TRACE_ID = "trace_id";
+    public static final String SPAN_ID = "span_id";
+    public static final String INPUT_TOKENS = "input_tokens";
+    public static final String OUTPUT_TOKENS = "output_tokens";
+    public static final String QUEUE_MS = "queue_ms";
+    public static final String PREPROCESS_MS = "preprocess_ms";
+    public static final String INFER_MS = "infer_ms";
+    public static final String GPU_MS = "gpu_ms";
+    public static final String DECODE_MS = "decode_ms";
+    public static final String POSTPROCESS_MS = "postprocess_ms";
+    public static final String TTFT_MS = "ttft_ms";
+    public static final String TPOT_MS = "tpot_ms";
+    public static final String GPU_UTIL = "gpu_util";
+    public static final String GPU_MEM_USED_MB = "gpu_mem_used_mb";
+    public static final String ENGINE_FINGERPRINT = "engine_fingerprint";
+    public static final String SAMPLED_REASON = "sampled_reason";
+    public static final String INPUT_FLAGS = "input_flags";
+    public static final String INPUT_DIGEST = "input_digest";
+    public static final String EVENTS = "events";
+    public static final String LAYERS = "layers";
+    public static final String ATTRIBUTES = "attributes";
+
+    private Fields() {}
+  }
+
+  /**
+   * Something that happened during the request, e.g. a TensorRT warning attributed to it.
+   *
+   * @param kind short machine-readable category, e.g. {@code "tensorrt.out_of_memory"}
+   * @param severity {@code "error"}, {@code "warning"}, {@code "info"} or {@code "verbose"}
+   * @param message human-readable text (already redacted)
+   * @param offsetMs milliseconds since the trace started, or {@code NaN} when unknown
+   */
+  public record Event(String kind, String severity, String message, double offsetMs) {
+    public Event {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(severity, "severity");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /**
+   * Time spent in one engine layer for this request (per-layer profiling, on demand).
+   *
+   * @param name layer name as TensorRT reports it (after redaction)
+   * @param ms total milliseconds in this layer for the request
+   * @param invocations how many times the layer ran (e.g. once per generated token)
+   */
+  public record LayerTime(String name, double ms, int invocations) {
+    public LayerTime {
+      Objects.requireNonNull(name, "name");
+    }
+  }
+
+  private final Instant timestamp;
+  private final String requestId;
+  private final String modelName;
+  private final Status status;
+  private final @Nullable String errorType;
+  private final double latencyMs;
+  private final @Nullable String traceId;
+  private final @Nullable String spanId;
+  private final int inputTokens;
+  private final int outputTokens;
+  private final double queueMs;
+  private final double preprocessMs;
+  private final double inferMs;
+  private final double gpuMs;
+  private final double decodeMs;
+  private final double postprocessMs;
+  private final double ttftMs;
+  private final double tpotMs;
+  private final double gpuUtil;
+  private final double gpuMemUsedMb;
+  private final @Nullable String engineFingerprint;
+  private final @Nullable String sampledReason;
+  private final Set<InputFlag> inputFlags;
+  private final @Nullable String inputDigest;
+  private final List<Event> events;
+  private final List<LayerTime> layers;
+  private final Map<String, String> attributes;
+
+  private InferenceRecord(Builder b) {
+    this.timestamp = b.timestamp;
+    this.requestId = b.requestId;
+    this.modelName = b.modelName;
+    this.status = b.status;
+    this.errorType = b.errorType;
+    this.latencyMs = b.latencyMs;
+    this.traceId = b.traceId;
+    this.spanId = b.spanId;
+    this.inputTokens = b.inputTokens;
+    this.outputTokens = b.outputTokens;
+    this.queueMs = b.queueMs;
+    this.preprocessMs = b.preprocessMs;
+    this.inferMs = b.inferMs;
+    this.gpuMs = b.gpuMs;
+    this.decodeMs = b.decodeMs;
+    this.postprocessMs = b.postprocessMs;
+    this.ttftMs = b.ttftMs;
+    this.tpotMs = b.tpotMs;
+    this.gpuUtil = b.gpuUtil;
+    this.gpuMemUsedMb = b.gpuMemUsedMb;
+    this.engineFingerprint = b.engineFingerprint;
+    this.sampledReason = b.sampledReason;
+    this.inputFlags =
+        b.inputFlags.isEmpty()
+            ? Collections.emptySet()
+            : Collections.unmodifiableSet(EnumSet.copyOf(b.inputFlags));
+    this.inputDigest = b.inputDigest;
+    this.events = b.events.isEmpty() ? List.of() : List.copyOf(b.events);
+    this.layers = b.layers.isEmpty() ? List.of() : List.copyOf(b.layers);
+    this.attributes =
+        b.attributes.isEmpty()
+            ? Map.of()
+            : Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
+  }
+
+  /** Starts a record for the given request and model; both are required. */
+  public static Builder builder(String requestId, String modelName) {
+    return new Builder(requestId, modelName);
+  }
+
+  /** A builder pre-filled with this record's values, e.g. to add the sampling reason. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  public Instant timestamp() { return timestamp; }
+  public String requestId() { return requestId; }
+  public String modelName() { return modelName; }
+  public Status status() { return status; }
+  public @Nullable String errorType() { return errorType; }
+  /** End-to-end latency in milliseconds, queueing included. */
+  public double latencyMs() { return latencyMs; }
+  public @Nullable String traceId() { return traceId; }
+  public @Nullable String spanId() { return spanId; }
+  /** Input token count, or -1 when unknown. */
+  public int inputTokens() { return inputTokens; }
+  /** Output token count, or -1 when unknown. */
+  public int outputTokens() { return outputTokens; }
+  public double queueMs() { return queueMs; }
+  public double preprocessMs() { return preprocessMs; }
+  /** Host-side engine time (enqueue to sync). */
+  public double inferMs() { return inferMs; }
+  /** Device-side engine time measured with CUDA events, or NaN. */
+  public double gpuMs() { return gpuMs; }
+  public double decodeMs() { return decodeMs; }
+  public double postprocessMs() { return postprocessMs; }
+  /** Time to first token, from trace start (queue included). */
+  public double ttftMs() { return ttftMs; }
+  /** Mean time per output token after the first. */
+  public double tpotMs() { return tpotMs; }
+  /** GPU utilisation in percent (0..100) from the latest metrics poll, or NaN. */
+  public double gpuUtil() { return gpuUtil; }
+  public double gpuMemUsedMb() { return gpuMemUsedMb; }
+  public @Nullable String engineFingerprint() { return engineFingerprint; }
+  /** Why the record was kept: {@code error}, {@code timeout}, {@code slow}, {@code sampled}, ... */
+  public @Nullable String sampledReason() { return sampledReason; }
+  public Set<InputFlag> inputFlags() { return inputFlags; }
+  /** Redacted, truncated input excerpt; only on error/slow records and only when enabled. */
+  public @Nullable String inputDigest() { return inputDigest; }
+  public List<Event> events() { return events; }
+  public List<LayerTime> layers() { return layers; }
+  public Map<String, String> attributes() { return attributes; }
+
+  /** The stage time for {@code stage}, or NaN when the stage was not timed. */
+  public double stageMs(Stage stage) {
+    switch (stage) {
+      case QUEUE:
+        return queueMs;
+      case PREPROCESS:
+        return preprocessMs;
+      case INFER:
+        return inferMs;
+      case DECODE:
+        return decodeMs;
+      case POSTPROCESS:
+        return postprocessMs;
+      default:
+        throw new AssertionError(stage);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "InferenceRecord{request_id="
+        + requestId
+        + ", model_name="
+        + modelName
+        + ", status="
+        + status.wireName()
+        + ", latency_ms="
+        + latencyMs
+        + '}';
+  }
+
+  /** Mutable builder; not thread-safe. Values are validated in {@link #build()}. */
+  public static final class Builder {
+    private Instant timestamp = Instant.EPOCH;
+    private String requestId;
+    private String modelName;
+    private Status status = Status.SUCCESS;
+    private @Nullable String errorType;
+    private double latencyMs = Double.NaN;
+    private @Nullable String traceId;
+    private @Nullable String spanId;
+    private int inputTokens = -1;
+    private int outputTokens = -1;
+    private double queueMs = Double.NaN;
+    private double preprocessMs = Double.NaN;
+    private double inferMs = Double.NaN;
+    private double gpuMs = Double.NaN;
+    private double decodeMs = Double.NaN;
+    private double postprocessMs = Double.NaN;
+    private double ttftMs = Double.NaN;
+    private double tpotMs = Double.NaN;
+    private double gpuUtil = Double.NaN;
+    private double gpuMemUsedMb = Double.NaN;
+    private @Nullable String engineFingerprint;
+    private @Nullable String sampledReason;
+    private final EnumSet<InputFlag> inputFlags = EnumSet.noneOf(InputFlag.class);
+    private @Nullable String inputDigest;
+    private final List<Event> events = new ArrayList<>(0);
+    private final List<LayerTime> layers = new ArrayList<>(0);
+    private final Map<String, String> attributes = new LinkedHashMap<>();
+
+    private Builder(String requestId, String modelName) {
+      this.requestId = Objects.requireNonNull(requestId, "requestId");
+      this.modelName = Objects.requireNonNull(modelName, "modelName");
+    }
+
+    private Builder(InferenceRecord r) {
+      this(r.requestId, r.modelName);
+      timestamp = r.timestamp;
+      status = r.status;
+      errorType = r.errorType;
+      latencyMs = r.latencyMs;
+      traceId = r.traceId;
+      spanId = r.spanId;
+      inputTokens = r.inputTokens;
+      outputTokens = r.outputTokens;
+      queueMs = r.queueMs;
+      preprocessMs = r.preprocessMs;
+      inferMs = r.inferMs;
+      gpuMs = r.gpuMs;
+      decodeMs = r.decodeMs;
+      postprocessMs = r.postprocessMs;
+      ttftMs = r.ttftMs;
+      tpotMs = r.tpotMs;
+      gpuUtil = r.gpuUtil;
+      gpuMemUsedMb = r.gpuMemUsedMb;
+      engineFingerprint = r.engineFingerprint;
+      sampledReason = r.sampledReason;
+      inputFlags.addAll(r.inputFlags);
+      inputDigest = r.inputDigest;
+      events.addAll(r.events);
+      layers.addAll(r.layers);
+      attributes.putAll(r.attributes);
+    }
+
+    public Builder timestamp(Instant v) { timestamp = Objects.requireNonNull(v, "timestamp"); return this; }
+    public Builder requestId(String v) { requestId = Objects.requireNonNull(v, "requestId"); return this; }
+    public Builder modelName(String v) { modelName = Objects.requireNonNull(v, "modelName"); return this; }
+    public Builder status(Status v) { status = Objects.requireNonNull(v, "status"); return this; }
+    public Builder errorType(@Nullable String v) { errorType = v; return this; }
+    public Builder latencyMs(double v) { latencyMs = v; return this; }
+    public Builder traceId(@Nullable String v) { traceId = v; return this; }
+    public Builder spanId(@Nullable String v) { spanId = v; return this; }
+    public Builder inputTokens(int v) { inputTokens = v; return this; }
+    public Builder outputTokens(int v) { outputTokens = v; return this; }
+    public Builder queueMs(double v) { queueMs = v; return this; }
+    public Builder preprocessMs(double v) { preprocessMs = v; return this; }
+    public Builder inferMs(double v) { inferMs = v; return this; }
+    public Builder gpuMs(double v) { gpuMs = v; return this; }
+    public Builder decodeMs(double v) { decodeMs = v; return this; }
+    public Builder postprocessMs(double v) { postprocessMs = v; return this; }
+    public Builder ttftMs(double v) { ttftMs = v; return this; }
+    public Builder tpotMs(double v) { tpotMs = v; return this; }
+    public Builder gpuUtil(double v) { gpuUtil = v; return this; }
+    public Builder gpuMemUsedMb(double v) { gpuMemUsedMb = v; return this; }
+    public Builder engineFingerprint(@Nullable String v) { engineFingerprint = v; return this; }
+    public Builder sampledReason(@Nullable String v) { sampledReason = v; return this; }
+    public Builder inputDigest(@Nullable String v) { inputDigest = v; return this; }
+
+    /** Sets the time of {@code stage}. */
+    public Builder stageMs(Stage stage, double ms) {
+      switch (stage) {
+        case QUEUE:
+          queueMs = ms;
+          break;
+        case PREPROCESS:
+          preprocessMs = ms;
+          break;
+        case INFER:
+          inferMs = ms;
+          break;
+        case DECODE:
+          decodeMs = ms;
+          break;
+        case POSTPROCESS:
+          postprocessMs = ms;
+          break;
+        default:
+          throw new AssertionError(stage);
+      }
+      return this;
+    }
+
+    public Builder inputFlags(Set<InputFlag> flags) {
+      inputFlags.clear();
+      inputFlags.addAll(flags);
+      return this;
+    }
+
+    public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
+    public Builder addLayer(LayerTime l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
+
+    /** Adds or replaces one user attribute. */
+    public Builder attribute(String key, String value) {
+      attributes.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    public Builder attributes(Map<String, String> values) {
+      values.forEach(this::attribute);
+      return this;
+    }
+
+    /**
+     * Builds the immutable record.
+     *
+     * @throws IllegalArgumentException if a count is below -1 or a duration is negative
+     */
+    public InferenceRecord build() {
+      checkCount("input_tokens", inputTokens);
+      checkCount("output_tokens", outputTokens);
+      checkDuration(Fields.LATENCY_MS, latencyMs);
+      checkDuration(Fields.QUEUE_MS, queueMs);
+      checkDuration(Fields.PREPROCESS_MS, preprocessMs);
+      checkDuration(Fields.INFER_MS, inferMs);
+      checkDuration(Fields.GPU_MS, gpuMs);
+      checkDuration(Fields.DECODE_MS, decodeMs);
+      checkDuration(Fields.POSTPROCESS_MS, postprocessMs);
+      checkDuration(Fields.TTFT_MS, ttftMs);
+      checkDuration(Fields.TPOT_MS, tpotMs);
+      return new InferenceRecord(this);
+    }
+
+    private static void checkCount(String field, int v) {
+      if (v < -1) {
+        throw new IllegalArgumentException(field + " must be >= 0 (or -1 for unknown): " + v);
+      }
+    }
+
+    private static void checkDuration(String field, double v) {
+      if (v < 0 || Double.isInfinite(v)) {
+        throw new IllegalArgumentException(field + " must be a finite value >= 0: " + v);
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.github.trtrace.core.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.Status;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link RecordSink} honours. Each sink's test extends this class and says how
+ * to create the sink and how to read back what it wrote. Published in the test-jar so sinks in
+ * other modules (OpenTelemetry, users' own) run the same contract.
+ */
+public abstract class RecordSinkContractTest {
+
+  /** A fresh sink for one test. */
+  protected abstract RecordSink newSink() throws Exception;
+
+  /**
+   * The request IDs of the records {@code sink} has written, in write order, as far as they are
+   * visible after {@link RecordSink#flush()}.
+   */
+  protected abstract List<String> writtenRequestIds(RecordSink sink) throws Exception;
+
+  /** A valid record with the given ID and a model name full of characters that need escaping. */
+  protected static InferenceRecord record(String requestId) {
+    return InferenceRecord.builder(requestId, "model \"x\"\n\u2028\u202e\\")
+        .timestamp(Instant.parse("2026-11-30T08:00:00.123456Z"))
+        .status(Status.SUCCESS)
+        .latencyMs(12.5)
+        .inputTokens(3)
+        .outputTokens(7)
+        .attribute("tenant", "a\tb")
+        .build();
+  }
+
+  @Test
+  void writesEveryRecordOfEveryBatchInOrder() throws Exception {
+    try (RecordSink sink = newSink()) {
+      List<String> expected = new ArrayList<>();
+      for (int b = 0; b < 3; b++) {
+        List<InferenceRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+          String id = "req-contract-" + b + "-" + i;
+          expected.add(id);
+          batch.add(record(id));
+        }
+        sink.write(batch);
+      }
+      sink.flush();
+      assertThat(writtenRequestIds(sink)).containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
+  void emptyBatchWritesNothingAndDoesNotFail() throws Exception {
+    try (RecordSink sink = newSink()) {
+      sink.write(List.of());
+      sink.flush();
+      assertThat(writtenRequestIds(sink)).isEmpty();
+    }
+  }
+
+  @Test
+  void hasANonBlankName() throws Exception {
+    try (RecordSink sink = newSink()) {
+      assertThat(sink.name()).isNotBlank();
+    }
+  }
+
+  @Test
+  void closeTwiceIsHarmless() throws Exception {
+    RecordSink sink = newSink();
+    sink.write(List.of(record("req-close-1")));
+    sink.close();
+    assertThatCode(sink::close).doesNotThrowAnyException();
+  }
+}
