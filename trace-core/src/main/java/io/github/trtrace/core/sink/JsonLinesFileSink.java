@@ -1,0 +1,534 @@
+package io.github.trtrace.core.sink;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.json.RecordJson;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.zip.GZIPOutputStream;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes records as JSON Lines (UTF-8, one {@link RecordJson} object a line) to a file, with
+ * buffering, time-based flushing, optional fsync and size-based rotation.
+ *
+ * <p><b>Whole lines only.</b> Each record is encoded completely before any byte of it is written,
+ * and the buffer is written as whole lines, so a crash leaves at most one torn line, the last one.
+ * When the file is opened and does not end with a line feed (a torn line from a crash), the sink
+ * starts with a line feed, so the torn line never merges with a new record. When a write fails
+ * (disk full), the sink cuts the file back to the last complete line, throws an {@link IOException}
+ * saying how many lines were lost (also counted by {@link #linesLost()}), and keeps working: the
+ * next write succeeds once space is available again.
+ *
+ * <p><b>Rotation.</b> Before a record would take the file past {@code maxFileBytes}, the file is
+ * renamed to {@code <name>.1} (older ones shift to {@code .2}, {@code .3}, ...; the newest is always
+ * {@code .1}; beyond {@code maxRotatedFiles} they are deleted) and a new file is started. Rotation
+ * only happens between records. With {@code gzipRotated} (the default) the rotated file is
+ * compressed to {@code <name>.1.gz} right away, <em>on the dispatcher's worker thread</em>: records
+ * queue up meanwhile (about a second per 100 MB); choose a smaller {@code maxFileBytes} or turn
+ * compression off if that pause matters. When compression fails, the plain {@code .1} file is kept.
+ *
+ * <p>Not thread-safe: the dispatcher calls {@link #write}, {@link #flush} and {@link #close} from
+ * its one worker thread. Flushing by time happens inside those calls; the sink has no thread.
+ *
+ * <pre>{@code
+ * RecordSink sink = JsonLinesFileSink.builder(Path.of("logs/inference.log"))
+ *     .flushInterval(Duration.ofSeconds(1))
+ *     .maxFileBytes(100L << 20)
+ *     .maxRotatedFiles(10)
+ *     .build();
+ * }</pre>
+ */
+public final class JsonLinesFileSink implements RecordSink {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JsonLinesFileSink.class);
+  private static final RateLimitedLogger WARN = RateLimitedLogger.of(LOG, 10_000);
+  private static final int BUFFER_BYTES = 64 * 1024;
+  private static final byte LF = '\n';
+
+  private final Path file;
+  private final long flushIntervalNanos;
+  private final boolean fsync;
+  private final long maxFileBytes;
+  private final int maxRotatedFiles;
+  private final boolean gzipRotated;
+  private final ChannelOpener opener;
+  private final String name;
+
+  private final StringBuilder text = new StringBuilder(1024);
+  private byte[] line = new byte[4096];
+  private final byte[] buffer = new byte[BUFFER_BYTES];
+  private int bufferLength;
+  private int bufferLines;
+  private boolean bufferStartsWithSeparator;
+
+  private @Nullable FileChannel channel;
+  /** Bytes in the file, all of them complete lines (or the line feed ending a torn one). */
+  private long fileBytes;
+  /** The file ends with a torn line: write a line feed before the next record. */
+  private boolean needsLineFeed;
+  private long lastFlushNanos;
+  private long linesWritten;
+  private long linesLost;
+  /** Lines dropped by the failure being reported, not yet included in an exception. */
+  private long pendingLost;
+  private boolean closed;
+
+  private JsonLinesFileSink(Builder b) throws IOException {
+    this.file = b.file;
+    this.flushIntervalNanos = saturatedNanos(b.flushInterval);
+    this.fsync = b.fsync;
+    this.maxFileBytes = b.maxFileBytes;
+    this.maxRotatedFiles = b.maxRotatedFiles;
+    this.gzipRotated = b.gzipRotated;
+    this.opener = b.opener;
+    this.name = "jsonl:" + file;
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    open();
+    lastFlushNanos = System.nanoTime();
+  }
+
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  /** Starts configuring a sink writing to {@code file} (created with its directories if missing). */
+  public static Builder builder(Path file) {
+    return new Builder(file);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** Lines written to the file (or its rotated predecessors) since the sink was built. */
+  public long linesWritten() {
+    return linesWritten;
+  }
+
+  /** Lines that could not be written because of I/O errors since the sink was built. */
+  public long linesLost() {
+    return linesLost;
+  }
+
+  /**
+   * Encodes and buffers the batch, writing whole lines; flushes when the flush interval has passed.
+   *
+   * @throws IOException when lines could not be written; the message says how many, the file keeps
+   *     only complete lines, and the sink keeps working
+   */
+  @Override
+  public void write(List<InferenceRecord> batch) throws IOException {
+    if (closed) {
+      throw new IOException(name + " is closed; " + batch.size() + " lines not written");
+    }
+    int i = 0;
+    try {
+      ensureOpen();
+      for (; i < batch.size(); i++) {
+        encode(batch.get(i));
+        append();
+      }
+      if (System.nanoTime() - lastFlushNanos >= flushIntervalNanos) {
+        flushAndSync();
+      }
+    } catch (IOException e) {
+      throw failure(e, batch.size() - i);
+    }
+  }
+
+  /** Writes buffered lines to the file, and forces them to the device when fsync is on. */
+  @Override
+  public void flush() throws IOException {
+    if (closed) {
+      return;
+    }
+    try {
+      ensureOpen();
+      flushAndSync();
+    } catch (IOException e) {
+      throw failure(e, 0);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    FileChannel ch = channel;
+    try {
+      if (ch != null) {
+        flushAndSync();
+      }
+    } catch (IOException e) {
+      throw failure(e, 0);
+    } finally {
+      channel = null;
+      if (ch != null) {
+        ch.close();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void encode(InferenceRecord r) {
+    text.setLength(0);
+    RecordJson.appendLine(r, text);
+  }
+
+  /** Length of {@link #line} after {@link #encodeUtf8()}. */
+  private int lineLength;
+
+  /** Puts the encoded record into the buffer, flushing and rotating as needed. */
+  private void append() throws IOException {
+    encodeUtf8();
+    if (maxFileBytes > 0) {
+      long pending = fileBytes + bufferLength + (needsLineFeed ? 1 : 0);
+      if (pending > 0 && pending + lineLength > maxFileBytes) {
+        writeBuffer();
+        rotate();
+      }
+    }
+    if (needsLineFeed) {
+      if (bufferLength == buffer.length) {
+        writeBuffer();
+      }
+      if (bufferLength == 0) {
+        bufferStartsWithSeparator = true;
+      }
+      buffer[bufferLength++] = LF;
+      needsLineFeed = false;
+    }
+    if (lineLength > buffer.length - bufferLength) {
+      writeBuffer();
+    }
+    if (lineLength > buffer.length) {
+      try {
+        writeLines(line, lineLength, 1, false);
+      } catch (IOException e) {
+        // this record is counted by write() as not written: do not count it twice
+        pendingLost--;
+        throw e;
+      }
+    } else {
+      System.arraycopy(line, 0, buffer, bufferLength, lineLength);
+      bufferLength += lineLength;
+      bufferLines++;
+    }
+  }
+
+  /** UTF-8 of {@link #text} into {@link #line}. RecordJson never emits unpaired surrogates. */
+  private void encodeUtf8() {
+    int n = text.length();
+    if (line.length < n * 3) {
+      line = new byte[Math.max(n * 3, line.length * 2)];
+    }
+    byte[] b = line;
+    int j = 0;
+    for (int i = 0; i < n; i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        b[j++] = (byte) c;
+      } else if (c < 0x800) {
+        b[j++] = (byte) (0xc0 | (c >> 6));
+        b[j++] = (byte) (0x80 | (c & 0x3f));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, text.charAt(++i));
+        b[j++] = (byte) (0xf0 | (cp >> 18));
+        b[j++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
+        b[j++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
+        b[j++] = (byte) (0x80 | (cp & 0x3f));
+      } else {
+        if (Character.isSurrogate(c)) {
+          c = '\ufffd';
+        }
+        b[j++] = (byte) (0xe0 | (c >> 12));
+        b[j++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+        b[j++] = (byte) (0x80 | (c & 0x3f));
+      }
+    }
+    lineLength = j;
+  }
+
+  private void flushAndSync() throws IOException {
+    writeBuffer();
+    if (fsync && channel != null) {
+      channel.force(false);
+    }
+    lastFlushNanos = System.nanoTime();
+  }
+
+  private void writeBuffer() throws IOException {
+    if (bufferLength == 0) {
+      return;
+    }
+    int length = bufferLength;
+    int lines = bufferLines;
+    boolean separator = bufferStartsWithSeparator;
+    bufferLength = 0;
+    bufferLines = 0;
+    bufferStartsWithSeparator = false;
+    writeLines(buffer, length, lines, separator);
+  }
+
+  /**
+   * Writes {@code length} bytes holding {@code lines} complete lines, after a separating line feed
+   * if {@code separator}. On failure the file is cut back to its last complete line, lost lines go
+   * to {@link #pendingLost}, and the error is thrown.
+   */
+  private void writeLines(byte[] bytes, int length, int lines, boolean separator)
+      throws IOException {
+    FileChannel ch = ensureOpen();
+    long start = ch.size();
+    ByteBuffer bb = ByteBuffer.wrap(bytes, 0, length);
+    try {
+      while (bb.hasRemaining()) {
+        ch.write(bb);
+      }
+    } catch (IOException e) {
+      int written = bb.position();
+      int keep = 0;
+      int keptLines = separator ? -1 : 0;
+      for (int k = 0; k < written; k++) {
+        if (bytes[k] == LF) {
+          keep = k + 1;
+          keptLines++;
+        }
+      }
+      keptLines = Math.max(0, keptLines);
+      fileBytes = start + keep;
+      if (written > keep) {
+        try {
+          ch.truncate(start + keep);
+        } catch (IOException t) {
+          e.addSuppressed(t);
+          // the torn part stays: make sure the next record starts on a line of its own
+          needsLineFeed = true;
+          fileBytes = start + written;
+        }
+      }
+      linesWritten += keptLines;
+      pendingLost += lines - keptLines;
+      throw e;
+    }
+    fileBytes = start + length;
+    linesWritten += lines;
+  }
+
+  private IOException failure(IOException cause, int notEncoded) {
+    long lost = pendingLost + notEncoded;
+    pendingLost = 0;
+    linesLost += lost;
+    return new IOException(
+        name + ": " + lost + " lines not written (" + linesLost + " lost in total): " + cause.getMessage(),
+        cause);
+  }
+
+  private FileChannel ensureOpen() throws IOException {
+    FileChannel ch = channel;
+    if (ch == null) {
+      ch = open();
+    }
+    return ch;
+  }
+
+  private FileChannel open() throws IOException {
+    FileChannel ch = opener.open(file);
+    try {
+      long size = ch.size();
+      fileBytes = size;
+      if (size > 0) {
+        ByteBuffer last = ByteBuffer.allocate(1);
+        ch.read(last, size - 1);
+        if (last.get(0) != LF) {
+          needsLineFeed = true;
+        }
+      }
+    } catch (IOException e) {
+      ch.close();
+      throw e;
+    }
+    channel = ch;
+    return ch;
+  }
+
+  /** Called with an empty buffer, between records. */
+  private void rotate() throws IOException {
+    FileChannel ch = channel;
+    channel = null;
+    if (ch != null) {
+      try {
+        if (fsync) {
+          ch.force(false);
+        }
+      } finally {
+        ch.close();
+      }
+    }
+    Path plain = sibling(1, false);
+    boolean moved = false;
+    try {
+      shiftRotated();
+      if (maxRotatedFiles == 0) {
+        Files.deleteIfExists(file);
+      } else {
+        Files.move(file, plain, StandardCopyOption.REPLACE_EXISTING);
+        moved = true;
+      }
+    } catch (IOException e) {
+      // records matter more than rotation: keep appending to the current file
+      WARN.warn("could not rotate {}; still writing to it: {}", file, e.toString());
+    }
+    needsLineFeed = false; // re-detected for the file now opened
+    open();
+    if (moved && gzipRotated) {
+      compress(plain, sibling(1, true));
+    }
+  }
+
+  /** Deletes the oldest rotated file and renames {@code .k} to {@code .k+1}, newest last. */
+  private void shiftRotated() throws IOException {
+    for (int k = maxRotatedFiles; k >= 1; k--) {
+      for (int z = 0; z < 2; z++) {
+        Path from = sibling(k, z == 1);
+        if (k == maxRotatedFiles) {
+          Files.deleteIfExists(from);
+        } else if (Files.exists(from)) {
+          Files.move(from, sibling(k + 1, z == 1), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+  }
+
+  private void compress(Path plain, Path gz) {
+    Path tmp = gz.resolveSibling(gz.getFileName() + ".tmp");
+    try {
+      try (InputStream in = Files.newInputStream(plain);
+          OutputStream out = new GZIPOutputStream(Files.newOutputStream(tmp), 64 * 1024)) {
+        in.transferTo(out);
+      }
+      Files.move(tmp, gz, StandardCopyOption.REPLACE_EXISTING);
+      Files.delete(plain);
+    } catch (IOException e) {
+      WARN.warn("could not compress rotated log {}; kept it uncompressed: {}", plain, e.toString());
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException ignored) {
+        // nothing more to do: a stray .tmp file is harmless
+      }
+    }
+  }
+
+  private Path sibling(int index, boolean gz) {
+    return file.resolveSibling(file.getFileName() + "." + index + (gz ? ".gz" : ""));
+  }
+
+  /** Opens the log file for appending; replaceable in tests to observe the channel. */
+  @FunctionalInterface
+  interface ChannelOpener {
+    FileChannel open(Path file) throws IOException;
+
+    ChannelOpener DEFAULT =
+        file ->
+            FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+  }
+
+  /** Configures a {@link JsonLinesFileSink}. */
+  public static final class Builder {
+    private final Path file;
+    private Duration flushInterval = Duration.ofSeconds(1);
+    private boolean fsync;
+    private long maxFileBytes = 100L << 20;
+    private int maxRotatedFiles = 10;
+    private boolean gzipRotated = true;
+    private ChannelOpener opener = ChannelOpener.DEFAULT;
+
+    private Builder(Path file) {
+      this.file = Objects.requireNonNull(file, "file");
+      if (file.getFileName() == null) {
+        throw new IllegalArgumentException("file must name a file, not a root: " + file);
+      }
+    }
+
+    /**
+     * Longest time a written record may stay in the buffer when writes keep coming (default 1 s;
+     * zero writes through on every batch). The dispatcher's {@code flush()} flushes regardless.
+     */
+    public Builder flushInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("flushInterval must be >= 0: " + interval);
+      }
+      this.flushInterval = interval;
+      return this;
+    }
+
+    /** Whether each flush also forces the data to the device ({@code FileChannel.force}); default off. */
+    public Builder fsync(boolean fsync) {
+      this.fsync = fsync;
+      return this;
+    }
+
+    /** Rotate before the file would exceed this size (default 100 MiB); 0 turns rotation off. */
+    public Builder maxFileBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("maxFileBytes must be >= 0 (0 = no rotation): " + bytes);
+      }
+      this.maxFileBytes = bytes;
+      return this;
+    }
+
+    /** Rotated files kept (default 10); 0 discards the old file on rotation. */
+    public Builder maxRotatedFiles(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("maxRotatedFiles must be >= 0: " + count);
+      }
+      this.maxRotatedFiles = count;
+      return this;
+    }
+
+    /** Whether rotated files are gzip-compressed to {@code <name>.N.gz} (default true). */
+    public Builder gzipRotated(boolean gzip) {
+      this.gzipRotated = gzip;
+      return this;
+    }
+
+    Builder channelOpener(ChannelOpener opener) {
+      this.opener = Objects.requireNonNull(opener, "opener");
+      return this;
+    }
+
+    /**
+     * Opens (or creates) the file and returns the sink.
+     *
+     * @throws IOException if the file or its directories cannot be created or opened
+     */
+    public JsonLinesFileSink build() throws IOException {
+      return new JsonLinesFileSink(this);
+    }
+  }
+}
