@@ -360,12 +360,8 @@ public final class JsonLinesFileSink implements RecordSink {
     try {
       long size = ch.size();
       fileBytes = size;
-      if (size > 0) {
-        ByteBuffer last = ByteBuffer.allocate(1);
-        ch.read(last, size - 1);
-        if (last.get(0) != LF) {
-          needsLineFeed = true;
-        }
+      if (size > 0 && lastByte(size) != LF) {
+        needsLineFeed = true;
       }
     } catch (IOException e) {
       ch.close();
@@ -373,6 +369,17 @@ public final class JsonLinesFileSink implements RecordSink {
     }
     channel = ch;
     return ch;
+  }
+
+  /** The byte at {@code size - 1}; an append-only channel cannot read, so this opens another. */
+  private int lastByte(long size) throws IOException {
+    try (FileChannel reader = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer last = ByteBuffer.allocate(1);
+      if (reader.read(last, size - 1) != 1) {
+        return -1;
+      }
+      return last.get(0);
+    }
   }
 
   /** Called with an empty buffer, between records. */
