@@ -226,13 +226,9 @@ public final class JsonLinesFileSink implements RecordSink {
       writeBuffer();
     }
     if (lineLength > buffer.length) {
-      try {
-        writeLines(line, lineLength, 1, false);
-      } catch (IOException e) {
-        // this record is counted by write() as not written: do not count it twice
-        pendingLost--;
-        throw e;
-      }
+      // counted here, not by writeLines: on failure write() counts this record as not written
+      writeLines(line, lineLength, 0, false);
+      linesWritten++;
     } else {
       System.arraycopy(line, 0, buffer, bufferLength, lineLength);
       bufferLength += lineLength;
@@ -295,14 +291,22 @@ public final class JsonLinesFileSink implements RecordSink {
   }
 
   /**
-   * Writes {@code length} bytes holding {@code lines} complete lines, after a separating line feed
-   * if {@code separator}. On failure the file is cut back to its last complete line, lost lines go
+   * Writes {@code length} bytes holding {@code lines} complete lines (counted here), after a
+   * separating line feed if {@code separator}. On failure the file is cut back to its last complete line, lost lines go
    * to {@link #pendingLost}, and the error is thrown.
    */
   private void writeLines(byte[] bytes, int length, int lines, boolean separator)
       throws IOException {
-    FileChannel ch = ensureOpen();
-    long start = ch.size();
+    FileChannel ch;
+    long start;
+    try {
+      ch = ensureOpen();
+      start = ch.size();
+    } catch (IOException e) {
+      pendingLost += lines;
+      needsLineFeed |= separator;
+      throw e;
+    }
     ByteBuffer bb = ByteBuffer.wrap(bytes, 0, length);
     try {
       while (bb.hasRemaining()) {
@@ -318,7 +322,10 @@ public final class JsonLinesFileSink implements RecordSink {
           keptLines++;
         }
       }
-      keptLines = Math.max(0, keptLines);
+      keptLines = Math.max(0, Math.min(keptLines, lines));
+      if (separator && keep == 0) {
+        needsLineFeed = true; // the torn line before this write still ends the file
+      }
       fileBytes = start + keep;
       if (written > keep) {
         try {
