@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * {@code gpu_util} outside 0..100 is clamped, negative memory, layer or offset values are left out,
  * {@code input_digest} is cut to 100 characters, timestamps outside years 0000..9999 are clamped.
  * Free text cannot break the line: see {@link JsonWriter} for the escaping.
+ * Two schema rules are the caller's to keep: {@code request_id} must be a validated ID (the
+ * schema's pattern), and {@code latency_ms} must be set, or the line lacks a required field.
  *
  * <pre>{@code
  * StringBuilder sb = new StringBuilder();
