@@ -14,8 +14,9 @@ import java.util.Objects;
  * @param drained records handed to the sinks between the start of close and its end
  * @param notWritten records neither written nor dropped when close returned: left in the queues at
  *     the deadline (discarded) or in a batch a sink had not yet returned from
- * @param timedOut whether the deadline passed before the worker finished (flushed and closed the
- *     sinks)
+ * @param timedOut whether close returned before the worker had finished (flushed and closed the
+ *     sinks): the deadline passed, or close was called by a sink on the dispatcher thread, which
+ *     cannot wait for itself
  * @param sinkFailures sink name to the first error that sink raised during close (write, flush or
  *     close), {@code "ExceptionClass: message"}
  */

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -206,6 +207,7 @@ final class DefaultDispatcher implements Dispatcher {
 
   @Override
   public CloseReport close(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
     long timeoutNanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
     if (!closeCalled.compareAndSet(false, true)) {
       return awaitFirstReport(timeoutNanos);
@@ -222,7 +224,7 @@ final class DefaultDispatcher implements Dispatcher {
         Thread.currentThread().interrupt();
       }
     }
-    CloseReport report = finished ? finishedReport() : provisionalReport();
+    CloseReport report = report(!finished);
     if (!report.clean()) {
       LOG.warn("trtrace dispatcher closed with problems: {}", report);
     }
@@ -238,16 +240,16 @@ final class DefaultDispatcher implements Dispatcher {
     } catch (ExecutionException | TimeoutException e) {
       // first close still running: say where it stands
     }
-    return provisionalReport();
+    return report(true);
   }
 
-  private CloseReport finishedReport() {
-    return new CloseReport(drainedOnClose, discardedOnClose, false, copyCloseFailures());
-  }
-
-  private CloseReport provisionalReport() {
+  /**
+   * What close achieved so far. Besides the records discarded at the deadline, counts what is still
+   * queued (a racing offer, or a worker stopped by a fatal error) and a batch a sink still holds.
+   */
+  private CloseReport report(boolean timedOut) {
     return new CloseReport(
-        drainedOnClose, discardedOnClose + queued() + inFlight, true, copyCloseFailures());
+        drainedOnClose, discardedOnClose + queued() + inFlight, timedOut, copyCloseFailures());
   }
 
   private Map<String, String> copyCloseFailures() {

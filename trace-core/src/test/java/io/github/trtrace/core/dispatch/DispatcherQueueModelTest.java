@@ -21,7 +21,7 @@ import net.jqwik.api.constraints.Size;
  * the main queue takes any record up to its capacity, the reserve takes priority records only
  * once the main queue is full; everything else is dropped and counted.
  */
-class DispatcherQueueModelProperties {
+class DispatcherQueueModelTest {
 
   @Property(tries = 40)
   void offersAreAcceptedExactlyAsTheCapacityModelSays(
