@@ -416,7 +416,7 @@ final class DefaultDispatcher implements Dispatcher {
       try {
         s.sink.close();
       } catch (Throwable t) {
-        sinkFailed(s, "close", t);
+        sinkFailed(s, "close", false, t);
       }
     }
     reportDrops();
@@ -434,7 +434,7 @@ final class DefaultDispatcher implements Dispatcher {
         allWrote = false;
         s.batchesFailed++;
         s.recordsFailed += n;
-        sinkFailed(s, "write " + n + " records", t);
+        sinkFailed(s, "write " + n + " records", true, t);
       }
     }
     if (allWrote) {
@@ -454,13 +454,13 @@ final class DefaultDispatcher implements Dispatcher {
       try {
         s.sink.flush();
       } catch (Throwable t) {
-        sinkFailed(s, "flush", t);
+        sinkFailed(s, "flush", false, t);
       }
     }
   }
 
-  private void sinkFailed(SinkSlot s, String action, Throwable t) {
-    if (!action.startsWith("write")) {
+  private void sinkFailed(SinkSlot s, String action, boolean write, Throwable t) {
+    if (!write) {
       s.flushesFailed++;
     }
     String description = describe(t);

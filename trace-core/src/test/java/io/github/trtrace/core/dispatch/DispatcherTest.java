@@ -510,12 +510,11 @@ class DispatcherTest {
   @Test
   void offerOfNullIsRefusedWithoutThrowing() {
     Dispatcher d = start(Dispatcher.builder().sink(InMemorySink.create()));
-    @SuppressWarnings("DataFlowIssue")
     boolean accepted = d.offer(nullRecord(), false);
     assertThat(accepted).isFalse();
   }
 
-  @SuppressWarnings("NullAway")
+  /** A null smuggled past the null-marked signature, as unchecked callers can. */
   private static InferenceRecord nullRecord() {
     return null;
   }
