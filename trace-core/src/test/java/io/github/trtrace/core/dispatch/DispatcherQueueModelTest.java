@@ -1,0 +1,94 @@
+package io.github.trtrace.core.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.RecordSink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+/**
+ * While the worker is held inside a sink, whether each offer is accepted follows a simple model:
+ * the main queue takes any record up to its capacity, the reserve takes priority records only
+ * once the main queue is full; everything else is dropped and counted.
+ */
+class DispatcherQueueModelTest {
+
+  @Property(tries = 40)
+  void offersAreAcceptedExactlyAsTheCapacityModelSays(
+      @ForAll @IntRange(min = 1, max = 40) int capacity,
+      @ForAll @IntRange(min = 0, max = 10) int reserved,
+      @ForAll @Size(max = 120) List<Boolean> priorities)
+      throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch gate = new CountDownLatch(1);
+    InMemorySink store = InMemorySink.create();
+    RecordSink held =
+        RecordSink.named(
+            "held",
+            batch -> {
+              entered.countDown();
+              try {
+                gate.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              store.write(batch);
+            });
+    Dispatcher d =
+        Dispatcher.builder()
+            .sink(held)
+            .policy(QueueFullPolicy.DROP)
+            .queueCapacity(capacity)
+            .reservedCapacity(reserved)
+            .batchSize(1000)
+            .build();
+    try {
+      d.offer(InferenceRecord.builder("held", "m").build(), false);
+      await().atMost(Duration.ofSeconds(20)).until(() -> entered.getCount() == 0);
+
+      List<Boolean> expected = new ArrayList<>();
+      List<Boolean> actual = new ArrayList<>();
+      int mainFree = capacity;
+      int reserveFree = reserved;
+      for (int i = 0; i < priorities.size(); i++) {
+        boolean priority = priorities.get(i);
+        boolean accept;
+        if (mainFree > 0) {
+          mainFree--;
+          accept = true;
+        } else if (priority && reserveFree > 0) {
+          reserveFree--;
+          accept = true;
+        } else {
+          accept = false;
+        }
+        expected.add(accept);
+        Status status = priority ? Status.ERROR : Status.SUCCESS;
+        actual.add(d.offer(InferenceRecord.builder("r-" + i, "m").status(status).build(), priority));
+      }
+      assertThat(actual).isEqualTo(expected);
+
+      long accepted = expected.stream().filter(a -> a).count();
+      gate.countDown();
+      CloseReport report = d.close(Duration.ofSeconds(20));
+      assertThat(report.clean()).isTrue();
+      DispatcherStats stats = d.stats();
+      assertThat(stats.droppedQueueFull()).isEqualTo(priorities.size() - accepted);
+      assertThat(stats.written()).isEqualTo(accepted + 1);
+      assertThat(store.count()).isEqualTo(accepted + 1);
+    } finally {
+      gate.countDown();
+      d.close(Duration.ofSeconds(20));
+    }
+  }
+}

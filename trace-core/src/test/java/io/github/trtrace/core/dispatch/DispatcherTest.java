@@ -1,0 +1,618 @@
+package io.github.trtrace.core.dispatch;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.RecordSink;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DispatcherTest {
+  private static final Duration LONG = Duration.ofSeconds(30);
+
+  private final List<Dispatcher> dispatchers = new ArrayList<>();
+  private final List<GatedSink> gates = new ArrayList<>();
+
+  @AfterEach
+  void closeEverything() {
+    gates.forEach(GatedSink::open);
+    dispatchers.forEach(d -> d.close(Duration.ofSeconds(10)));
+  }
+
+  private Dispatcher start(Dispatcher.Builder builder) {
+    Dispatcher d = builder.build();
+    dispatchers.add(d);
+    return d;
+  }
+
+  private GatedSink gate() {
+    GatedSink g = new GatedSink();
+    gates.add(g);
+    return g;
+  }
+
+  static InferenceRecord record(String id) {
+    return record(id, Status.SUCCESS);
+  }
+
+  static InferenceRecord record(String id, Status status) {
+    return InferenceRecord.builder(id, "m").status(status).latencyMs(1).build();
+  }
+
+  private static List<String> ids(InMemorySink sink) {
+    return sink.records().stream().map(InferenceRecord::requestId).collect(Collectors.toList());
+  }
+
+  // ------------------------------------------------------------------ queue-full policies
+
+  @Test
+  void noEventLossWhenQueueFullAndPolicyIsBlock() throws Exception {
+    InMemorySink store = InMemorySink.create();
+    RecordSink slow =
+        RecordSink.named(
+            "slow",
+            batch -> {
+              try {
+                Thread.sleep(1);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException();
+              }
+              store.write(batch);
+            });
+    // A block timeout far above any scheduling hiccup: this test is about BLOCK waiting, not timing.
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(slow)
+                .queueCapacity(1024)
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofSeconds(10)));
+    int producers = 8;
+    int perProducer = 20_000;
+    ExecutorService pool = Executors.newFixedThreadPool(producers);
+    try {
+      List<Future<Integer>> rejected = new ArrayList<>();
+      for (int p = 0; p < producers; p++) {
+        int producer = p;
+        rejected.add(
+            pool.submit(
+                () -> {
+                  int refused = 0;
+                  for (int i = 0; i < perProducer; i++) {
+                    if (!d.offer(record("req-" + producer + "-" + i), false)) {
+                      refused++;
+                    }
+                  }
+                  return refused;
+                }));
+      }
+      for (Future<Integer> f : rejected) {
+        assertThat(f.get(120, SECONDS)).isZero();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    d.flush().get(60, SECONDS);
+
+    DispatcherStats stats = d.stats();
+    assertThat(stats.dropped()).isZero();
+    assertThat(stats.offered()).isEqualTo(producers * perProducer);
+    assertThat(stats.written()).isEqualTo(producers * perProducer);
+    assertThat(store.count()).isEqualTo(producers * perProducer);
+    assertThat(new HashSet<>(ids(store))).hasSize(producers * perProducer);
+  }
+
+  @Test
+  void dropCountsAreExactWhenQueueFullAndPolicyIsDrop() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .policy(QueueFullPolicy.DROP)
+                .queueCapacity(100)
+                .reservedCapacity(10)
+                .batchSize(1000));
+    assertThat(d.offer(record("held"), false)).isTrue();
+    gated.awaitEntered(); // the worker holds "held" inside the sink: the queues are empty again
+
+    int accepted = 1;
+    for (int i = 0; i < 100; i++) {
+      assertThat(d.offer(record("ok-" + i), false)).isTrue();
+      accepted++;
+    }
+    for (int i = 0; i < 7; i++) {
+      assertThat(d.offer(record("over-" + i), false)).isFalse();
+    }
+    for (int i = 0; i < 10; i++) {
+      assertThat(d.offer(record("err-" + i, Status.ERROR), true)).isTrue();
+      accepted++;
+    }
+    for (int i = 0; i < 5; i++) {
+      assertThat(d.offer(record("err-over-" + i, Status.ERROR), true)).isFalse();
+    }
+    assertThat(d.stats().queued()).isEqualTo(110);
+
+    gated.open();
+    d.flush().get(30, SECONDS);
+
+    DispatcherStats stats = d.stats();
+    assertThat(stats.offered()).isEqualTo(1 + 100 + 7 + 10 + 5);
+    assertThat(stats.droppedQueueFull()).isEqualTo(12);
+    assertThat(stats.dropped()).isEqualTo(12);
+    assertThat(stats.droppedBlockTimeout()).isZero();
+    assertThat(stats.written()).isEqualTo(accepted);
+    assertThat(stats.queued()).isZero();
+    assertThat(gated.store.count()).isEqualTo(accepted);
+    assertThat(ids(gated.store)).noneMatch(id -> id.contains("over"));
+  }
+
+  @Test
+  void priorityRecordsUseTheReservedCapacityWhenTheMainQueueIsFullOfSuccesses() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofMillis(1))
+                .queueCapacity(50)
+                .reservedCapacity(5)
+                .batchSize(1000));
+    d.offer(record("held"), false);
+    gated.awaitEntered();
+    for (int i = 0; i < 50; i++) {
+      assertThat(d.offer(record("s-" + i), false)).isTrue();
+    }
+
+    assertThat(d.offer(record("s-late"), false)).as("a success does not use the reserve").isFalse();
+    for (int i = 0; i < 5; i++) {
+      assertThat(d.offer(record("e-" + i, Status.ERROR), true)).isTrue();
+    }
+    assertThat(d.offer(record("e-late", Status.TIMEOUT), true)).isFalse();
+    assertThat(d.stats().droppedBlockTimeout()).isEqualTo(2);
+
+    gated.open();
+    d.flush().get(30, SECONDS);
+    List<String> written = ids(gated.store);
+    assertThat(written).contains("e-0", "e-1", "e-2", "e-3", "e-4").doesNotContain("s-late", "e-late");
+    assertThat(written.indexOf("e-4")).as("reserve drained first").isLessThan(written.indexOf("s-0"));
+    assertThat(d.stats().written()).isEqualTo(56);
+  }
+
+  @Test
+  void blockWaitsForSpaceInsteadOfDropping() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .queueCapacity(1)
+                .reservedCapacity(0)
+                .blockTimeout(Duration.ofSeconds(10)));
+    d.offer(record("held"), false);
+    gated.awaitEntered();
+    d.offer(record("fills-the-queue"), false);
+    CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> d.offer(record("waits"), false));
+    gated.open();
+    assertThat(waiting.get(30, SECONDS)).isTrue();
+    d.flush().get(30, SECONDS);
+    assertThat(ids(gated.store)).containsExactly("held", "fills-the-queue", "waits");
+    assertThat(d.stats().dropped()).isZero();
+  }
+
+  // ------------------------------------------------------------------ close
+
+  @Test
+  void closeWritesEverythingOfferedBeforeIt() {
+    InMemorySink store = InMemorySink.create();
+    Dispatcher d = start(Dispatcher.builder().sink(store).queueCapacity(20_000));
+    for (int i = 0; i < 10_000; i++) {
+      assertThat(d.offer(record("r-" + i), i % 10 == 0)).isTrue();
+    }
+    CloseReport report = d.close(LONG);
+    assertThat(report.clean()).isTrue();
+    assertThat(report.notWritten()).isZero();
+    assertThat(store.count()).isEqualTo(10_000);
+    assertThat(d.stats().written()).isEqualTo(10_000);
+  }
+
+  @Test
+  void closeIsIdempotentAndClosesEachSinkOnce() {
+    AtomicInteger closes = new AtomicInteger();
+    RecordSink sink =
+        new RecordSink() {
+          @Override
+          public String name() {
+            return "counting";
+          }
+
+          @Override
+          public void write(List<InferenceRecord> batch) {}
+
+          @Override
+          public void close() {
+            closes.incrementAndGet();
+          }
+        };
+    Dispatcher d = start(Dispatcher.builder().sink(sink));
+    d.offer(record("a"), false);
+    CloseReport first = d.close(LONG);
+    CloseReport second = d.close(LONG);
+    d.close();
+    assertThat(second).isEqualTo(first);
+    assertThat(first.clean()).isTrue();
+    assertThat(closes).hasValue(1);
+  }
+
+  @Test
+  void offersAfterCloseAreDroppedAndCounted() throws Exception {
+    InMemorySink store = InMemorySink.create();
+    Dispatcher d = start(Dispatcher.builder().sink(store));
+    d.close(LONG);
+    assertThat(d.offer(record("late"), false)).isFalse();
+    assertThat(d.offer(record("late-error", Status.ERROR), true)).isFalse();
+    assertThat(d.stats().droppedClosed()).isEqualTo(2);
+    assertThat(d.stats().dropped()).isEqualTo(2);
+    d.flush().get(30, SECONDS);
+    assertThat(store.count()).isZero();
+  }
+
+  @Test
+  void closeWithAStuckSinkReturnsAtItsTimeoutAndReportsWhatWasNotWritten() {
+    GatedSink stuck = gate();
+    Dispatcher d = start(Dispatcher.builder().sink(stuck));
+    d.offer(record("held"), false);
+    stuck.awaitEntered();
+    for (int i = 0; i < 20; i++) {
+      d.offer(record("q-" + i), false);
+    }
+    CompletableFuture<CloseReport> closing =
+        CompletableFuture.supplyAsync(() -> d.close(Duration.ofMillis(100)));
+    await().atMost(Duration.ofSeconds(20)).until(closing::isDone);
+
+    CloseReport report = closing.join();
+    assertThat(report.timedOut()).isTrue();
+    assertThat(report.notWritten()).isEqualTo(21); // 20 queued + the batch the sink holds
+    assertThat(report.clean()).isFalse();
+    assertThat(d.offer(record("after"), false)).isFalse();
+  }
+
+  @Test
+  void recordsLeftAtTheCloseDeadlineAreDiscardedAndReported() {
+    GatedSink slowToStart = gate();
+    Dispatcher d = start(Dispatcher.builder().sink(slowToStart).batchSize(1));
+    d.offer(record("held"), false);
+    slowToStart.awaitEntered();
+    for (int i = 0; i < 5; i++) {
+      d.offer(record("q-" + i), false);
+    }
+    CloseReport timedOut = d.close(Duration.ZERO);
+    assertThat(timedOut.timedOut()).isTrue();
+    slowToStart.open();
+    // The worker, released after the deadline, writes nothing more and closes the sink.
+    await().atMost(Duration.ofSeconds(20)).until(() -> slowToStart.closed);
+    assertThat(ids(slowToStart.store)).containsExactly("held");
+    assertThat(d.stats().queued()).isZero();
+  }
+
+  // ------------------------------------------------------------------ sink failures
+
+  @Test
+  void aSinkFailingEveryBatchDoesNotKeepRecordsFromTheOthers() throws Exception {
+    InMemorySink good = InMemorySink.create();
+    RecordSink failing =
+        RecordSink.named(
+            "failing",
+            batch -> {
+              throw new IOException("disk full");
+            });
+    Dispatcher d = start(Dispatcher.builder().sink(failing).sink(good));
+    for (int i = 0; i < 1000; i++) {
+      d.offer(record("r-" + i), false);
+    }
+    d.flush().get(30, SECONDS);
+
+    assertThat(good.count()).isEqualTo(1000);
+    DispatcherStats stats = d.stats();
+    assertThat(stats.sinks()).containsOnlyKeys("failing", "memory");
+    assertThat(stats.sinks().keySet()).containsExactly("failing", "memory");
+    DispatcherStats.SinkStats f = stats.sinks().get("failing");
+    assertThat(f.batchesFailed()).isPositive();
+    assertThat(f.recordsFailed()).isEqualTo(1000);
+    assertThat(f.recordsWritten()).isZero();
+    assertThat(f.lastError()).isEqualTo("java.io.IOException: disk full");
+    assertThat(stats.sinks().get("memory").recordsWritten()).isEqualTo(1000);
+    assertThat(stats.sinks().get("memory").batchesFailed()).isZero();
+    assertThat(stats.failed()).isEqualTo(1000);
+    assertThat(stats.written()).isZero();
+  }
+
+  @Test
+  void aSinkThrowingErrorsIsIsolatedAndTheWorkerKeepsGoing() throws Exception {
+    InMemorySink good = InMemorySink.create();
+    AtomicInteger calls = new AtomicInteger();
+    RecordSink broken =
+        RecordSink.named(
+            "broken",
+            batch -> {
+              if (calls.incrementAndGet() % 2 == 1) {
+                throw new StackOverflowError("deep");
+              }
+              throw new OutOfMemoryError("huge buffer");
+            });
+    Dispatcher d = start(Dispatcher.builder().sink(broken).sink(good));
+    d.offer(record("one"), false);
+    d.flush().get(30, SECONDS);
+    d.offer(record("two"), false);
+    d.flush().get(30, SECONDS);
+
+    assertThat(ids(good)).containsExactly("one", "two");
+    DispatcherStats.SinkStats b = d.stats().sinks().get("broken");
+    assertThat(b.batchesFailed()).isEqualTo(2);
+    assertThat(b.lastError()).isEqualTo("java.lang.OutOfMemoryError: huge buffer");
+  }
+
+  @Test
+  void aSinkThatRecoversReceivesLaterBatches() throws Exception {
+    InMemorySink store = InMemorySink.create();
+    AtomicInteger calls = new AtomicInteger();
+    RecordSink flaky =
+        RecordSink.named(
+            "flaky",
+            batch -> {
+              if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("connection reset");
+              }
+              store.write(batch);
+            });
+    Dispatcher d = start(Dispatcher.builder().sink(flaky));
+    d.offer(record("lost"), false);
+    d.flush().get(30, SECONDS);
+    d.offer(record("kept"), false);
+    d.flush().get(30, SECONDS);
+
+    assertThat(ids(store)).containsExactly("kept");
+    DispatcherStats stats = d.stats();
+    assertThat(stats.sinks().get("flaky").batchesFailed()).isEqualTo(1);
+    assertThat(stats.sinks().get("flaky").recordsWritten()).isEqualTo(1);
+    assertThat(stats.failed()).isEqualTo(1);
+    assertThat(stats.written()).isEqualTo(1);
+  }
+
+  @Test
+  void flushAndCloseFailuresAreCountedAndReported() {
+    RecordSink sink =
+        new RecordSink() {
+          @Override
+          public String name() {
+            return "unflushable";
+          }
+
+          @Override
+          public void write(List<InferenceRecord> batch) {}
+
+          @Override
+          public void flush() throws IOException {
+            throw new IOException("flush failed");
+          }
+
+          @Override
+          public void close() throws IOException {
+            throw new IOException("close failed");
+          }
+        };
+    Dispatcher d = start(Dispatcher.builder().sink(sink));
+    d.offer(record("a"), false);
+    CloseReport report = d.close(LONG);
+    assertThat(report.clean()).isFalse();
+    assertThat(report.timedOut()).isFalse();
+    assertThat(report.notWritten()).isZero();
+    assertThat(report.sinkFailures()).containsEntry("unflushable", "flush: java.io.IOException: flush failed");
+    assertThat(d.stats().sinks().get("unflushable").flushesFailed()).isEqualTo(2);
+    assertThat(d.stats().sinks().get("unflushable").lastError()).isEqualTo("java.io.IOException: close failed");
+  }
+
+  // ------------------------------------------------------------------ flush
+
+  @Test
+  void flushCompletesAfterTheRecordsReachedAndFlushedTheSink() throws Exception {
+    FlushCountingSink sink = new FlushCountingSink();
+    Dispatcher d = start(Dispatcher.builder().sink(sink).flushInterval(Duration.ofHours(1)));
+    for (int i = 0; i < 300; i++) {
+      d.offer(record("r-" + i), i % 7 == 0);
+    }
+    d.flush().get(30, SECONDS);
+    assertThat(sink.store.count()).isEqualTo(300);
+    assertThat(sink.flushesAfterLastWrite()).isPositive();
+  }
+
+  @Test
+  void flushIntervalFlushesTheSinksAfterWrites() {
+    FlushCountingSink sink = new FlushCountingSink();
+    Dispatcher d = start(Dispatcher.builder().sink(sink).flushInterval(Duration.ofMillis(20)));
+    d.offer(record("r"), false);
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.flushesAfterLastWrite() > 0);
+    assertThat(sink.store.count()).isEqualTo(1);
+  }
+
+  // ------------------------------------------------------------------ threading
+
+  @Test
+  void reentrantOffersFromASinkNeverWaitAndAreCountedWhenTheQueueIsFull() throws Exception {
+    InMemorySink store = InMemorySink.create();
+    List<Boolean> reentrantResults = new CopyOnWriteArrayList<>();
+    Dispatcher[] self = new Dispatcher[1];
+    RecordSink recording =
+        RecordSink.named(
+            "recording",
+            batch -> {
+              if (reentrantResults.isEmpty()) {
+                for (int i = 0; i < 5; i++) {
+                  reentrantResults.add(self[0].offer(record("inner-" + i), false));
+                }
+              }
+              store.write(batch);
+            });
+    self[0] =
+        start(
+            Dispatcher.builder()
+                .sink(recording)
+                .queueCapacity(2)
+                .reservedCapacity(0)
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofSeconds(10)));
+    self[0].offer(record("outer"), false);
+    await().atMost(Duration.ofSeconds(20)).until(() -> store.count() == 3);
+
+    assertThat(reentrantResults).containsExactly(true, true, false, false, false);
+    assertThat(self[0].stats().droppedQueueFull()).isEqualTo(3);
+    assertThat(self[0].stats().droppedBlockTimeout()).isZero();
+    assertThat(ids(store)).containsExactly("outer", "inner-0", "inner-1");
+  }
+
+  @Test
+  void oneDaemonWorkerThreadWritesEveryBatch() throws Exception {
+    Set<Thread> writers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Dispatcher d =
+        start(Dispatcher.builder().batchSize(3).sink(RecordSink.named("t", b -> writers.add(Thread.currentThread()))));
+    for (int i = 0; i < 50; i++) {
+      d.offer(record("r-" + i), false);
+    }
+    d.flush().get(30, SECONDS);
+    assertThat(writers).hasSize(1);
+    Thread worker = writers.iterator().next();
+    assertThat(worker.getName()).isEqualTo("trtrace-dispatcher");
+    assertThat(worker.isDaemon()).isTrue();
+  }
+
+  @Test
+  void offerOfNullIsRefusedWithoutThrowing() {
+    Dispatcher d = start(Dispatcher.builder().sink(InMemorySink.create()));
+    boolean accepted = d.offer(nullRecord(), false);
+    assertThat(accepted).isFalse();
+  }
+
+  /** A null smuggled past the null-marked signature, as unchecked callers can. */
+  private static InferenceRecord nullRecord() {
+    return null;
+  }
+
+  @Test
+  void shutdownHookIsRemovedByAnExplicitClose() {
+    InMemorySink store = InMemorySink.create();
+    Dispatcher d = start(Dispatcher.builder().sink(store).shutdownHook(true));
+    d.offer(record("r"), false);
+    assertThat(d.close(LONG).clean()).isTrue();
+    assertThat(store.count()).isEqualTo(1);
+  }
+
+  // ------------------------------------------------------------------ configuration
+
+  @Test
+  void everyOptionIsValidatedWithAClearMessage() {
+    Dispatcher.Builder b = Dispatcher.builder();
+    assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("at least one sink");
+    assertThatThrownBy(() -> b.queueCapacity(0)).hasMessageContaining("queueCapacity must be between 1");
+    assertThatThrownBy(() -> b.reservedCapacity(-1)).hasMessageContaining("reservedCapacity must be between 0");
+    assertThatThrownBy(() -> b.batchSize(0)).hasMessageContaining("batchSize must be between 1");
+    assertThatThrownBy(() -> b.blockTimeout(Duration.ofMillis(-1))).hasMessageContaining("blockTimeout must be zero or positive");
+    assertThatThrownBy(() -> b.blockTimeout(Duration.ofMinutes(1))).hasMessageContaining("blockTimeout must be at most");
+    assertThatThrownBy(() -> b.flushInterval(Duration.ZERO)).hasMessageContaining("flushInterval must be positive");
+    assertThatThrownBy(() -> b.closeTimeout(Duration.ofDays(1))).hasMessageContaining("closeTimeout must be at most");
+    assertThatThrownBy(() -> b.policy(null)).isInstanceOf(NullPointerException.class).hasMessage("policy");
+    assertThatThrownBy(() -> b.sink(null)).isInstanceOf(NullPointerException.class).hasMessage("sink");
+    assertThatThrownBy(() -> b.sink(RecordSink.named(" ", batch -> {}))).hasMessageContaining("sink name must not be blank");
+    b.sink(RecordSink.named("a", batch -> {}));
+    assertThatThrownBy(() -> b.sink(RecordSink.named("a", batch -> {})))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicate sink name 'a'");
+  }
+
+  // ------------------------------------------------------------------ test sinks
+
+  /** Blocks every write until opened; then keeps what it was given. */
+  static final class GatedSink implements RecordSink {
+    final InMemorySink store = InMemorySink.create();
+    private final CountDownLatch entered = new CountDownLatch(1);
+    private final CountDownLatch gate = new CountDownLatch(1);
+    volatile boolean closed;
+
+    @Override
+    public String name() {
+      return "gated";
+    }
+
+    @Override
+    public void write(List<InferenceRecord> batch) throws IOException {
+      entered.countDown();
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted at the gate");
+      }
+      store.write(batch);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
+
+    void awaitEntered() {
+      await().atMost(Duration.ofSeconds(20)).until(() -> entered.getCount() == 0);
+    }
+
+    void open() {
+      gate.countDown();
+    }
+  }
+
+  /** Counts flushes that follow the latest write. */
+  static final class FlushCountingSink implements RecordSink {
+    final InMemorySink store = InMemorySink.create();
+    private final AtomicInteger flushesAfterWrite = new AtomicInteger();
+
+    @Override
+    public String name() {
+      return "flush-counting";
+    }
+
+    @Override
+    public void write(List<InferenceRecord> batch) {
+      store.write(batch);
+      flushesAfterWrite.set(0);
+    }
+
+    @Override
+    public void flush() {
+      flushesAfterWrite.incrementAndGet();
+    }
+
+    int flushesAfterLastWrite() {
+      return flushesAfterWrite.get();
+    }
+  }
+}

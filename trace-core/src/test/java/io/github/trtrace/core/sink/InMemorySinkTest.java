@@ -1,0 +1,95 @@
+package io.github.trtrace.core.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.Status;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class InMemorySinkTest extends RecordSinkContractTest {
+
+  @Override
+  protected RecordSink newSink() {
+    return InMemorySink.create();
+  }
+
+  @Override
+  protected List<String> writtenRequestIds(RecordSink sink) {
+    return ((InMemorySink) sink)
+        .records().stream().map(InferenceRecord::requestId).collect(Collectors.toList());
+  }
+
+  @Test
+  void aCapacityKeepsTheLatestRecordsButCountsThemAll() {
+    InMemorySink sink = InMemorySink.create(2);
+    sink.write(List.of(record("a"), record("b"), record("c")));
+    assertThat(writtenRequestIds(sink)).containsExactly("b", "c");
+    assertThat(sink.count()).isEqualTo(3);
+  }
+
+  @Test
+  void findByRequestIdReturnsTheLatestRecordWithThatId() {
+    InMemorySink sink = InMemorySink.create();
+    InferenceRecord retried = record("r").toBuilder().status(Status.ERROR).build();
+    sink.write(List.of(record("r"), record("other"), retried));
+    assertThat(sink.findByRequestId("r")).contains(retried);
+    assertThat(sink.findByRequestId("missing")).isEmpty();
+  }
+
+  @Test
+  void clearForgetsRecordsAndTheCount() {
+    InMemorySink sink = InMemorySink.create();
+    sink.write(List.of(record("a")));
+    sink.clear();
+    assertThat(sink.records()).isEmpty();
+    assertThat(sink.count()).isZero();
+  }
+
+  @Test
+  void recordsIsASnapshotTheSinkDoesNotChangeLater() {
+    InMemorySink sink = InMemorySink.create();
+    sink.write(List.of(record("a")));
+    List<InferenceRecord> snapshot = sink.records();
+    sink.write(List.of(record("b")));
+    assertThat(snapshot).hasSize(1);
+    assertThatThrownBy(() -> snapshot.add(record("c"))).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void awaitCountReturnsOnceAnotherThreadHasWrittenEnough() throws Exception {
+    InMemorySink sink = InMemorySink.create();
+    CompletableFuture<Boolean> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return sink.awaitCount(2, Duration.ofSeconds(30));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    sink.write(List.of(record("a")));
+    sink.write(List.of(record("b")));
+    assertThat(waiting.get()).isTrue();
+  }
+
+  @Test
+  void awaitCountReportsFalseWhenTheCountIsNotReached() throws Exception {
+    InMemorySink sink = InMemorySink.create();
+    sink.write(List.of(record("a")));
+    assertThat(sink.awaitCount(2, Duration.ofMillis(10))).isFalse();
+    assertThat(sink.awaitCount(1, Duration.ZERO)).isTrue();
+  }
+
+  @Test
+  void aCapacityBelowOneIsRefused() {
+    assertThatThrownBy(() -> InMemorySink.create(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("capacity must be at least 1");
+  }
+}
