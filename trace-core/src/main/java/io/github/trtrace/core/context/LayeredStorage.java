@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * Subclasses only say where the binding lives.
  */
 abstract class LayeredStorage implements ContextStorage {
-  private final ScopeStack overlay = new ScopeStack();
+  private final ScopeStack overlay = new ScopeStack(this::protectedDepth);
 
   /** The binding of the innermost enclosing {@code run}/{@code call}, null when none. */
   abstract @Nullable Binding binding();
@@ -22,6 +22,11 @@ abstract class LayeredStorage implements ContextStorage {
 
   /** Calls {@code task} with {@code binding} visible to {@link #binding()}, restoring the previous after. */
   abstract <T> T callBound(Binding binding, Callable<T> task) throws Exception;
+
+  private int protectedDepth() {
+    Binding binding = binding();
+    return binding == null || binding.thread != Thread.currentThread() ? 0 : binding.overlayDepth;
+  }
 
   @Override
   public final RequestContext current() {
@@ -47,6 +52,7 @@ abstract class LayeredStorage implements ContextStorage {
     } finally {
       overlay.closeLeakedAbove(depth);
       mdc.restore();
+      overlay.closeDeferred();
     }
   }
 
@@ -59,6 +65,7 @@ abstract class LayeredStorage implements ContextStorage {
     } finally {
       overlay.closeLeakedAbove(depth);
       mdc.restore();
+      overlay.closeDeferred();
     }
   }
 

@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Scopes opened with {@link #open()} must be closed on the thread that opened them. Closing a scope
  * that is not the innermost also closes those opened inside it, and the thread gets back the context it
  * had before the closed scope; closing twice does nothing. Scopes opened inside {@code run}/{@code call}
- * and left open are closed when it returns. Misuse is logged once and never thrown.
+ * and left open are closed when it returns; a scope opened before a {@code run}/{@code call} and closed
+ * inside it closes when that returns. Misuse is logged (rate limited) and never thrown.
  */
 public interface RequestContext {
 

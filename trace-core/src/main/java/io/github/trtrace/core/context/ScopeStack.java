@@ -1,5 +1,6 @@
 package io.github.trtrace.core.context;
 
+import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,11 +16,23 @@ import org.jspecify.annotations.Nullable;
  *       later {@code close()} calls do nothing (logged once as misuse);
  *   <li>a second {@code close()} does nothing;
  *   <li>{@code close()} on another thread than the one that opened the scope does nothing (logged once);
- *   <li>scopes opened inside {@code run}/{@code call} and still open when it returns are closed then.
+ *   <li>scopes opened inside {@code run}/{@code call} and still open when it returns are closed then;
+ *   <li>a scope opened before a {@code run}/{@code call} and closed inside it stays in place until that
+ *       {@code run}/{@code call} returns, then closes (the structured context must stay current while it
+ *       runs).
  * </ul>
  */
 final class ScopeStack {
   private final ThreadLocal<@Nullable Frame> top = new ThreadLocal<>();
+  private final IntSupplier protectedDepth;
+
+  /**
+   * @param protectedDepth the overlay depth at which the innermost {@code run}/{@code call} of the calling
+   *     thread began (0 when none): scopes at or below it are closed only after it returns
+   */
+  ScopeStack(IntSupplier protectedDepth) {
+    this.protectedDepth = protectedDepth;
+  }
 
   @Nullable Frame top() {
     return top.get();
@@ -54,7 +67,7 @@ final class ScopeStack {
   }
 
   void close(Frame frame) {
-    if (frame.closed) {
+    if (frame.closed || frame.deferred) {
       return;
     }
     if (frame.owner != Thread.currentThread()) {
@@ -62,6 +75,14 @@ final class ScopeStack {
           "RequestContext scope closed on thread {} but opened on {}: ignored, close it on its own thread",
           Thread.currentThread().getName(),
           frame.owner.getName());
+      return;
+    }
+    if (frame.depth <= protectedDepth.getAsInt()) {
+      frame.deferred = true;
+      ContextLog.MISUSE.warn(
+          "RequestContext scope closed inside a run/call that began after it was opened: it closes when that"
+              + " run/call returns ({})",
+          frame.context);
       return;
     }
     Frame f = top.get();
@@ -76,6 +97,21 @@ final class ScopeStack {
     }
     frame.release();
     setTop(frame.parent);
+    closeDeferred();
+  }
+
+  /** Closes the scopes on top whose close was deferred and whose {@code run}/{@code call} has returned. */
+  void closeDeferred() {
+    Frame f = top.get();
+    if (f == null || !f.deferred) {
+      return;
+    }
+    int floor = protectedDepth.getAsInt();
+    while (f != null && f.deferred && f.depth > floor) {
+      f.release();
+      f = f.parent;
+    }
+    setTop(f);
   }
 
   private void setTop(@Nullable Frame frame) {
@@ -95,6 +131,7 @@ final class ScopeStack {
     final RequestContext context;
     private final Mdc.Snapshot mdc;
     boolean closed;
+    boolean deferred;
 
     Frame(ScopeStack stack, Thread owner, @Nullable Frame parent, RequestContext context) {
       this.stack = stack;
