@@ -1,0 +1,231 @@
+package io.github.trtrace.core.context;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The request an inference call belongs to: its ID, the model serving it and user attributes. Immutable.
+ *
+ * <p>One context is <em>current</em> on each thread (the {@linkplain #empty() empty} one when none). It
+ * becomes current structurally with {@link #run}/{@link #call}, or until a {@link Scope} is closed with
+ * {@link #open()}; either way the previous context is restored afterwards, and the SLF4J MDC keys
+ * {@code request_id} and {@code model_name} follow the current context and get their previous values
+ * back. {@link #wrap(ExecutorService)} and friends carry the submitter's context to other threads.
+ *
+ * <pre>{@code
+ * RequestContext.with(RequestIds.accept(header).id()).model("llama-8b").run(() -> {
+ *   log.info("queued");                       // MDC request_id=req-...
+ *   pool.submit(() -> infer(input));          // pool = RequestContext.wrap(executor): same context there
+ * });
+ * try (RequestContext.Scope s = RequestContext.with("req-1").open()) { handle(); }
+ * }</pre>
+ *
+ * <p>Storage ({@link #storageName()}): a {@code ScopedValue} on Java 25+ when trace-core runs from its
+ * multi-release jar, a {@link ThreadLocal} otherwise; system property {@code trtrace.context.storage}
+ * ({@code threadlocal} | {@code scopedvalue}) overrides the choice. Both behave the same; with
+ * {@code scopedvalue}, {@code run}/{@code call} are cheapest and {@code open()} uses a per-thread stack.
+ *
+ * <p>Scopes opened with {@link #open()} must be closed on the thread that opened them. Closing a scope
+ * that is not the innermost also closes those opened inside it, and the thread gets back the context it
+ * had before the closed scope; closing twice does nothing. Scopes opened inside {@code run}/{@code call}
+ * and left open are closed when it returns; a scope opened before a {@code run}/{@code call} and closed
+ * inside it closes when that returns. Misuse is logged (rate limited) and never thrown.
+ */
+public interface RequestContext {
+
+  /** The request ID; null only for the {@linkplain #empty() empty} context. */
+  @Nullable String requestId();
+
+  /** The model name, null when not set. */
+  @Nullable String modelName();
+
+  /** User attributes in insertion order; unmodifiable. */
+  Map<String, String> attributes();
+
+  /** True only for the context with no request (what {@link #current()} returns outside any request). */
+  boolean isEmpty();
+
+  /** Makes this context current until the returned scope is closed; then the previous one (and MDC) returns. */
+  Scope open();
+
+  /** Runs {@code task} with this context current; the previous one is restored afterwards, even on exceptions. */
+  void run(Runnable task);
+
+  /** Calls {@code task} with this context current; the previous one is restored afterwards, even on exceptions. */
+  <T> T call(Callable<T> task) throws Exception;
+
+  /**
+   * A copy with {@code model} as model name (null removes it). On the empty context the copy gets a
+   * generated {@code req-} ID, since only the empty context has no ID.
+   */
+  RequestContext withModel(@Nullable String model);
+
+  /**
+   * A copy with attribute {@code key} set to {@code value} (null removes it). On the empty context the copy
+   * gets a generated {@code req-} ID.
+   *
+   * @throws NullPointerException if {@code key} is null
+   */
+  RequestContext withAttribute(String key, @Nullable String value);
+
+  /** The context current on this thread; the empty context when none, never null. */
+  static RequestContext current() {
+    return ContextStorages.get().current();
+  }
+
+  /** The context with no request: no ID, no model, no attributes. */
+  static RequestContext empty() {
+    return DefaultRequestContext.EMPTY;
+  }
+
+  /**
+   * Starts a context for {@code requestId}. A {@linkplain RequestIds#isValid valid} ID is used as is; a null
+   * one is replaced by a generated {@code req-} ID; an invalid one too, kept sanitized in attribute
+   * {@value RequestIds#REJECTED_ATTRIBUTE} and logged (rate limited) — prefer {@link RequestIds#accept}
+   * for raw header values.
+   */
+  static Builder with(@Nullable String requestId) {
+    return new Builder(requestId);
+  }
+
+  /** {@code task} running, on whatever thread, under the context current now (even when that is empty). */
+  static Runnable wrap(Runnable task) {
+    Objects.requireNonNull(task, "task");
+    RequestContext captured = current();
+    return () -> captured.run(task);
+  }
+
+  /** {@code task} called, on whatever thread, under the context current now (even when that is empty). */
+  static <T> Callable<T> wrap(Callable<T> task) {
+    Objects.requireNonNull(task, "task");
+    RequestContext captured = current();
+    return () -> captured.call(task);
+  }
+
+  /** An executor whose tasks run under the context current when each was submitted. */
+  static Executor wrap(Executor executor) {
+    Objects.requireNonNull(executor, "executor");
+    if (executor instanceof ContextExecutor || executor instanceof ContextExecutorService) {
+      return executor;
+    }
+    return new ContextExecutor(executor);
+  }
+
+  /**
+   * An executor service whose tasks ({@code execute}, {@code submit}, {@code invokeAll}, {@code invokeAny})
+   * run under the context current when they were submitted. Shutting it down shuts {@code executor} down.
+   */
+  static ExecutorService wrap(ExecutorService executor) {
+    Objects.requireNonNull(executor, "executor");
+    if (executor instanceof ContextExecutorService) {
+      return executor;
+    }
+    return new ContextExecutorService(executor);
+  }
+
+  /**
+   * {@code Executors.newVirtualThreadPerTaskExecutor()}, {@linkplain #wrap(ExecutorService) wrapped}.
+   *
+   * @throws UnsupportedOperationException on Java 17 to 20, which have no (final) virtual threads
+   */
+  static ExecutorService newVirtualThreadPerTaskExecutor() {
+    return wrap(VirtualThreads.newThreadPerTaskExecutor());
+  }
+
+  /**
+   * {@code Thread.startVirtualThread(task)} with the current context propagated to it.
+   *
+   * @throws UnsupportedOperationException on Java 17 to 20, which have no (final) virtual threads
+   */
+  static Thread startVirtualThread(Runnable task) {
+    return VirtualThreads.start(wrap(task));
+  }
+
+  /** The storage chosen for this JVM: {@code "threadlocal"} or {@code "scopedvalue"}. */
+  static String storageName() {
+    return ContextStorages.get().name();
+  }
+
+  /**
+   * A context made current by {@link #open()}. {@link #close()} restores the previous context; it is
+   * idempotent and never throws.
+   */
+  interface Scope extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Builds a context; {@link #run}, {@link #call} and {@link #open()} build and enter it in one step.
+   *
+   * <pre>{@code
+   * RequestContext.with(id).model("llama-8b").attribute("tenant", "t1").run(this::handle);
+   * }</pre>
+   */
+  final class Builder {
+    private final String requestId;
+    private @Nullable String modelName;
+    private final Map<String, String> attributes = new LinkedHashMap<>();
+
+    private Builder(@Nullable String requestId) {
+      if (requestId != null && RequestIds.isValid(requestId)) {
+        this.requestId = requestId;
+        return;
+      }
+      RequestIds.Accepted accepted = RequestIds.accept(requestId);
+      this.requestId = accepted.id();
+      String rejected = accepted.rejectedValue();
+      if (rejected != null) {
+        attributes.put(RequestIds.REJECTED_ATTRIBUTE, rejected);
+        ContextLog.INVALID_ID.warn(
+            "invalid request ID '{}' passed to RequestContext.with: replaced by {}", rejected, this.requestId);
+      }
+    }
+
+    /** Sets the model name; null removes it. */
+    public Builder model(@Nullable String model) {
+      this.modelName = model;
+      return this;
+    }
+
+    /**
+     * Sets attribute {@code key}; a null value removes it.
+     *
+     * @throws NullPointerException if {@code key} is null
+     */
+    public Builder attribute(String key, @Nullable String value) {
+      Objects.requireNonNull(key, "attribute key");
+      if (value == null) {
+        attributes.remove(key);
+      } else {
+        attributes.put(key, value);
+      }
+      return this;
+    }
+
+    /** The immutable context. */
+    public RequestContext build() {
+      return new DefaultRequestContext(requestId, modelName, attributes);
+    }
+
+    /** Builds the context and {@linkplain RequestContext#run runs} {@code task} under it. */
+    public void run(Runnable task) {
+      build().run(task);
+    }
+
+    /** Builds the context and {@linkplain RequestContext#call calls} {@code task} under it. */
+    public <T> T call(Callable<T> task) throws Exception {
+      return build().call(task);
+    }
+
+    /** Builds the context and {@linkplain RequestContext#open opens} it. */
+    public Scope open() {
+      return build().open();
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package io.github.trtrace.core.context;
+
+import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The per-thread stack of contexts made current by {@link RequestContext#open()}: a linked list of
+ * {@link Frame}s whose top lives in a {@link ThreadLocal}.
+ *
+ * <p>Closing rules, the same for every storage:
+ *
+ * <ul>
+ *   <li>closing the innermost scope restores the context (and MDC values) current before it was opened;
+ *   <li>closing a scope that is not innermost also closes every scope opened inside it, innermost first,
+ *       so the thread ends up exactly where it was before the closed scope was opened; those inner scopes'
+ *       later {@code close()} calls do nothing (logged once as misuse);
+ *   <li>a second {@code close()} does nothing;
+ *   <li>{@code close()} on another thread than the one that opened the scope does nothing (logged once);
+ *   <li>scopes opened inside {@code run}/{@code call} and still open when it returns are closed then;
+ *   <li>a scope opened before a {@code run}/{@code call} and closed inside it stays in place until that
+ *       {@code run}/{@code call} returns, then closes (the structured context must stay current while it
+ *       runs).
+ * </ul>
+ */
+final class ScopeStack {
+  private final ThreadLocal<@Nullable Frame> top = new ThreadLocal<>();
+  private final IntSupplier protectedDepth;
+
+  /**
+   * @param protectedDepth the overlay depth at which the innermost {@code run}/{@code call} of the calling
+   *     thread began (0 when none): scopes at or below it are closed only after it returns
+   */
+  ScopeStack(IntSupplier protectedDepth) {
+    this.protectedDepth = protectedDepth;
+  }
+
+  @Nullable Frame top() {
+    return top.get();
+  }
+
+  int depth() {
+    Frame f = top.get();
+    return f == null ? 0 : f.depth;
+  }
+
+  Frame push(RequestContext context) {
+    Frame parent = top.get();
+    Frame frame = new Frame(this, Thread.currentThread(), parent, context);
+    top.set(frame);
+    return frame;
+  }
+
+  /** Closes the scopes deeper than {@code depth}, left open by the code of a {@code run}/{@code call}. */
+  void closeLeakedAbove(int depth) {
+    Frame f = top.get();
+    if (f == null || f.depth <= depth) {
+      return;
+    }
+    ContextLog.MISUSE.warn(
+        "RequestContext scope opened inside run/call was not closed; closing it when run/call returns ({})",
+        f.context);
+    while (f != null && f.depth > depth) {
+      f.release();
+      f = f.parent;
+    }
+    setTop(f);
+  }
+
+  void close(Frame frame) {
+    if (frame.closed || frame.deferred) {
+      return;
+    }
+    if (frame.owner != Thread.currentThread()) {
+      ContextLog.MISUSE.warn(
+          "RequestContext scope closed on thread {} but opened on {}: ignored, close it on its own thread",
+          Thread.currentThread().getName(),
+          frame.owner.getName());
+      return;
+    }
+    if (frame.depth <= protectedDepth.getAsInt()) {
+      frame.deferred = true;
+      ContextLog.MISUSE.warn(
+          "RequestContext scope closed inside a run/call that began after it was opened: it closes when that"
+              + " run/call returns ({})",
+          frame.context);
+      return;
+    }
+    Frame f = top.get();
+    if (f != frame) {
+      ContextLog.MISUSE.warn(
+          "RequestContext scope closed out of order: scopes opened inside it are closed with it ({})",
+          frame.context);
+    }
+    while (f != null && f != frame) {
+      f.release();
+      f = f.parent;
+    }
+    frame.release();
+    setTop(frame.parent);
+    closeDeferred();
+  }
+
+  /** Closes the scopes on top whose close was deferred and whose {@code run}/{@code call} has returned. */
+  void closeDeferred() {
+    Frame f = top.get();
+    if (f == null || !f.deferred) {
+      return;
+    }
+    int floor = protectedDepth.getAsInt();
+    while (f != null && f.deferred && f.depth > floor) {
+      f.release();
+      f = f.parent;
+    }
+    setTop(f);
+  }
+
+  private void setTop(@Nullable Frame frame) {
+    if (frame == null) {
+      top.remove();
+    } else {
+      top.set(frame);
+    }
+  }
+
+  /** One {@link RequestContext#open()}: the context, the scope below it and the MDC values it replaced. */
+  static final class Frame implements RequestContext.Scope {
+    final ScopeStack stack;
+    final Thread owner;
+    final @Nullable Frame parent;
+    final int depth;
+    final RequestContext context;
+    private final Mdc.Snapshot mdc;
+    boolean closed;
+    boolean deferred;
+
+    Frame(ScopeStack stack, Thread owner, @Nullable Frame parent, RequestContext context) {
+      this.stack = stack;
+      this.owner = owner;
+      this.parent = parent;
+      this.depth = parent == null ? 1 : parent.depth + 1;
+      this.context = context;
+      this.mdc = Mdc.enter(context);
+    }
+
+    void release() {
+      closed = true;
+      mdc.restore();
+    }
+
+    @Override
+    public void close() {
+      stack.close(this);
+    }
+
+    @Override
+    public String toString() {
+      return "Scope{" + context + (closed ? ", closed}" : "}");
+    }
+  }
+}
