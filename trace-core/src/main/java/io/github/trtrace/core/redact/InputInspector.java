@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * allocates nothing: every possible result is a shared, unmodifiable set.
  *
  * <pre>{@code
- * Set<InputFlag> flags = InputInspector.flags("pay \u202Egnp.exe", InputInspector.DEFAULT_VERY_LONG);
- * // [BIDI_CONTROL]
+ * Set<InputFlag> flags = InputInspector.flags(prompt, InputInspector.DEFAULT_VERY_LONG);
+ * // [BIDI_CONTROL] for a prompt carrying U+202E (right-to-left override), [] for clean text
  * }</pre>
  */
 public final class InputInspector {

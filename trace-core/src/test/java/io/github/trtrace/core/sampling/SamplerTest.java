@@ -177,6 +177,26 @@ class SamplerTest {
   }
 
   @Test
+  void concurrentCallersAreAllCountedAndShareOneWindowPerModel() throws Exception {
+    Sampler s = Sampler.builder().rate(0.5).build();
+    int threads = 4;
+    int perThread = 10_000;
+    Thread[] workers = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      long seed = t;
+      workers[t] = new Thread(() -> feedExponential(s, "shared", perThread, 20.0, seed));
+      workers[t].start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    SamplerStats stats = s.stats();
+    assertThat(stats.decisions()).isEqualTo((long) threads * perThread);
+    assertThat(stats.modelsTracked()).isEqualTo(1);
+    assertThat(s.decide("shared", Status.SUCCESS, 200.0)).isEqualTo("slow_p99");
+  }
+
+  @Test
   void alwaysKeepsEveryRecord() {
     Sampler s = Sampler.always();
     assertThat(s.decide("m", Status.SUCCESS, 1.0)).isEqualTo("always");
