@@ -24,6 +24,13 @@ import org.jspecify.annotations.Nullable;
  * if (reason != null) { record.sampledReason(reason); dispatcher.offer(record); }
  * }</pre>
  *
+ * <p>The adaptive percentile is computed per model from the latencies of its successes only (fast
+ * rejections and deadline timeouts say nothing about normal serving time). Every success is
+ * recorded, whether kept or sampled out, <em>after</em> its own decision: it is judged against the
+ * requests before it. The percentile comes from a log-linear histogram (about 1.6 % resolution)
+ * over a sliding window, recomputed every 64 successes or 100 ms, and needs {@code minSamples}
+ * successes in the window before it gives any verdict.
+ *
  * <p>Implementations are thread-safe, lock-free on the decision path and never throw.
  */
 public interface Sampler {

@@ -42,7 +42,7 @@ final class SlidingHistogram {
     long epoch = Math.floorDiv(nowNanos, subWindowNanos);
     int slot = (int) Math.floorMod(epoch, (long) subWindows);
     long seen = epochs.get(slot);
-    if (seen != epoch && seen < epoch && epochs.compareAndSet(slot, seen, epoch)) {
+    if (seen < epoch && epochs.compareAndSet(slot, seen, epoch)) {
       int base = slot * B;
       for (int i = 0; i < B; i++) {
         counts.set(base + i, 0);
