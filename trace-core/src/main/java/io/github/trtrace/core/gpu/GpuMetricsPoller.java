@@ -1,0 +1,166 @@
+package io.github.trtrace.core.gpu;
+
+import io.github.trtrace.core.internal.RateLimitedLogger;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls a {@link GpuMetricsSource} on one background daemon thread ({@code trtrace-gpu-metrics})
+ * at a fixed delay, so request threads only ever read the latest reading: {@link #latest()} is one
+ * volatile read that never blocks and never calls the source.
+ *
+ * <pre>{@code
+ * try (GpuMetricsPoller gpu = GpuMetricsPoller.start(NvmlMetricsSource.open(0), Duration.ofMillis(500))) {
+ *   GpuReading r = gpu.latest();          // on the request path: free
+ *   record.gpuUtil(r.utilPercent());
+ * }
+ * }</pre>
+ *
+ * <p>A read that throws (or returns null) is counted in {@link #failures()}, logged at most once a
+ * minute, and the last good reading stays. A read that hangs (a wedged driver) stalls only this
+ * poller's own thread: {@link #latest()} keeps answering with the last good reading (its
+ * {@link GpuReading#epochMillis()} shows its age), reads are scheduled with a fixed delay so they
+ * never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
+ * waits at most one second; if the read still has not returned, the source is closed by the poller
+ * thread as soon as it does, never concurrently with a read.
+ */
+public final class GpuMetricsPoller implements AutoCloseable {
+  /** The interval of {@link #start(GpuMetricsSource)}. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(500);
+  /** The shortest interval accepted. */
+  public static final Duration MIN_INTERVAL = Duration.ofMillis(10);
+  static final String THREAD_NAME = "trtrace-gpu-metrics";
+  private static final long CLOSE_WAIT_MILLIS = 1_000;
+  private static final Logger LOG = LoggerFactory.getLogger(GpuMetricsPoller.class);
+
+  private final GpuMetricsSource source;
+  private final ScheduledExecutorService executor;
+  private final RateLimitedLogger failureLog = RateLimitedLogger.of(LOG, 60_000);
+  private final AtomicLong polls = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean sourceClosed = new AtomicBoolean();
+  private volatile GpuReading latest = GpuReading.UNKNOWN;
+
+  private GpuMetricsPoller(GpuMetricsSource source, Duration interval) {
+    this.source = source;
+    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, THREAD_NAME);
+      t.setDaemon(true);
+      return t;
+    });
+    executor.scheduleWithFixedDelay(this::poll, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Starts polling {@code source} every {@link #DEFAULT_INTERVAL} (500 ms). */
+  public static GpuMetricsPoller start(GpuMetricsSource source) {
+    return start(source, DEFAULT_INTERVAL);
+  }
+
+  /**
+   * Starts polling {@code source} every {@code interval} (at least 10 ms), the first read right
+   * away on the poller thread. The poller owns the source from now on and closes it on
+   * {@link #close()}.
+   *
+   * @throws IllegalArgumentException if {@code interval} is shorter than 10 ms
+   */
+  public static GpuMetricsPoller start(GpuMetricsSource source, Duration interval) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(interval, "interval");
+    if (interval.compareTo(MIN_INTERVAL) < 0) {
+      throw new IllegalArgumentException("GPU metrics interval must be at least 10 ms: " + interval);
+    }
+    return new GpuMetricsPoller(source, interval);
+  }
+
+  /** The latest good reading, {@link GpuReading#UNKNOWN} before the first. Never blocks. */
+  public GpuReading latest() {
+    return latest;
+  }
+
+  /** Reads attempted and finished so far, successful or not. */
+  public long polls() {
+    return polls.get();
+  }
+
+  /** Reads that threw or returned null. */
+  public long failures() {
+    return failures.get();
+  }
+
+  /**
+   * Stops polling and closes the source; idempotent. Waits at most one second for a read in
+   * progress (see the class description for a read that hangs).
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    executor.shutdownNow();
+    boolean finished;
+    try {
+      finished = executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      finished = false;
+    }
+    if (finished) {
+      closeSourceOnce();
+    } else {
+      LOG.warn("GPU metrics source {} did not return within {} ms of close; it is closed when its read returns",
+          source, CLOSE_WAIT_MILLIS);
+    }
+  }
+
+  private void poll() {
+    if (closed.get()) {
+      closeSourceOnce();
+      return;
+    }
+    try {
+      GpuReading reading = source.read();
+      if (reading == null) {
+        failures.incrementAndGet();
+        failureLog.warn("GPU metrics source {} returned no reading", source);
+      } else {
+        latest = reading;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // only close() interrupts this thread
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) { // a failing driver binding (LinkageError included) must not end polling
+      failures.incrementAndGet();
+      failureLog.warn("GPU metrics source {} failed: {}", source, t.toString(), t);
+    } finally {
+      polls.incrementAndGet();
+      if (closed.get()) {
+        closeSourceOnce();
+      }
+    }
+  }
+
+  private void closeSourceOnce() {
+    if (sourceClosed.compareAndSet(false, true)) {
+      try {
+        source.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing GPU metrics source {} failed", source, e);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "GpuMetricsPoller[source=" + source + ", polls=" + polls + ", failures=" + failures
+        + (closed.get() ? ", closed" : "") + "]";
+  }
+}
