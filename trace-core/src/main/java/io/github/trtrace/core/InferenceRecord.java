@@ -368,6 +368,9 @@ public final class InferenceRecord {
      * @throws IllegalArgumentException if a count is below -1 or a duration is negative
      */
     public InferenceRecord build() {
+      if (Double.isNaN(latencyMs)) {
+        throw new IllegalArgumentException("latency_ms is required");
+      }
       checkCount("input_tokens", inputTokens);
       checkCount("output_tokens", outputTokens);
       checkDuration(Fields.LATENCY_MS, latencyMs);

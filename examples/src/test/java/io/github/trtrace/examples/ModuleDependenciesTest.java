@@ -1,0 +1,63 @@
+package io.github.trtrace.examples;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Module dependencies point one way (DESIGN.md): core depends on no other module; nothing depends
+ * on trace-tensorrt, trace-otel or trace-cli except the examples.
+ */
+class ModuleDependenciesTest {
+  private static final JavaClasses ALL =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.github.trtrace");
+
+  @Test
+  void coreDependsOnNoOtherModule() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.github.trtrace.core..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.github.trtrace.tensorrt..",
+            "io.github.trtrace.otel..",
+            "io.github.trtrace.cli..",
+            "io.github.trtrace.examples..")
+        .check(ALL);
+  }
+
+  @Test
+  void tensorrtDependsOnlyOnCore() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.github.trtrace.tensorrt..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.github.trtrace.otel..", "io.github.trtrace.cli..", "io.github.trtrace.examples..")
+        .check(ALL);
+  }
+
+  @Test
+  void noLibraryModuleDependsOnTheExamples() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.github.trtrace.examples..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.github.trtrace.examples..")
+        .check(ALL);
+  }
+
+  @Test
+  void theImportSeesEveryModule() {
+    // Guards the rules above against passing vacuously because a module was not on the class path.
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.core")).isTrue();
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
+  }
+}

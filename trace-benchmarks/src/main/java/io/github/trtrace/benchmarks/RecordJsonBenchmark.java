@@ -1,0 +1,81 @@
+package io.github.trtrace.benchmarks;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InputFlag;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.json.RecordJson;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** Encoder throughput: one full record (every field set) into a reused buffer, as the file sink does. */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+@State(Scope.Thread)
+public class RecordJsonBenchmark {
+  private InferenceRecord full;
+  private InferenceRecord adversarial;
+  private final StringBuilder buffer = new StringBuilder(2048);
+
+  @Setup
+  public void setUp() {
+    full =
+        InferenceRecord.builder("req-01hq3k5w8x9y2z3a4b5c6d7e8f", "llama-3.1-8b-instruct")
+            .timestamp(Instant.parse("2026-11-30T08:00:00.123456Z"))
+            .status(Status.SUCCESS)
+            .latencyMs(412.337)
+            .traceId("4bf92f3577b34da6a3ce929d0e0e4736")
+            .spanId("00f067aa0ba902b7")
+            .inputTokens(512)
+            .outputTokens(128)
+            .queueMs(12.5)
+            .preprocessMs(1.75)
+            .inferMs(380.25)
+            .gpuMs(371.125)
+            .decodeMs(390.5)
+            .postprocessMs(0.5)
+            .ttftMs(45.25)
+            .tpotMs(2.75)
+            .gpuUtil(87)
+            .gpuMemUsedMb(61_440)
+            .engineFingerprint("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+            .sampledReason("sampled")
+            .attribute("tenant", "acme")
+            .attribute("route", "/v1/chat/completions")
+            .build();
+    adversarial =
+        full.toBuilder()
+            .modelName("model \"quoted\"\n\u2028\u202e\u200b\ud800 end")
+            .inputFlags(EnumSet.of(InputFlag.BIDI_CONTROL, InputFlag.ZERO_WIDTH))
+            .status(Status.ERROR)
+            .errorType("java.lang.IllegalStateException: \u0000\u0007 bad")
+            .build();
+  }
+
+  @Benchmark
+  public int fullRecord() {
+    buffer.setLength(0);
+    RecordJson.appendLine(full, buffer);
+    return buffer.length();
+  }
+
+  @Benchmark
+  public int adversarialRecord() {
+    buffer.setLength(0);
+    RecordJson.appendLine(adversarial, buffer);
+    return buffer.length();
+  }
+}

@@ -1,0 +1,305 @@
+package io.github.trtrace.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.sampling.Sampler;
+import io.github.trtrace.core.sink.InMemorySink;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class InferenceTracerTest {
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final Clock wall = Clock.fixed(Instant.parse("2026-11-30T08:00:00.123456Z"), ZoneOffset.UTC);
+  private InMemorySink sink;
+  private InferenceTracer tracer;
+
+  @BeforeEach
+  void setUp() {
+    sink = InMemorySink.create();
+    tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    tracer.close();
+  }
+
+  private void advanceMs(double ms) {
+    nanos.addAndGet((long) (ms * 1_000_000));
+  }
+
+  private InferenceRecord onlyRecord() {
+    tracer.flush().join();
+    assertThat(sink.records()).hasSize(1);
+    return sink.records().get(0);
+  }
+
+  @Test
+  void stagesTokensAndCountsBecomeOneRecordWithExactTimes() {
+    try (InferenceTrace t = tracer.start("llama-8b", "req-fixed-1")) {
+      try (var s = t.stage(Stage.QUEUE)) {
+        advanceMs(5);
+      }
+      try (var s = t.stage(Stage.PREPROCESS)) {
+        advanceMs(2);
+      }
+      t.inputTokens(12);
+      try (var s = t.stage(Stage.INFER)) {
+        advanceMs(10);
+      }
+      t.addGpuMs(8.5);
+      try (var s = t.stage(Stage.DECODE)) {
+        advanceMs(3);
+        t.token(); // first token at 20 ms
+        for (int i = 0; i < 4; i++) {
+          advanceMs(4);
+          t.token();
+        }
+      }
+      try (var s = t.stage(Stage.POSTPROCESS)) {
+        advanceMs(1);
+      }
+      t.engineFingerprint("sha256:abc");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.requestId()).isEqualTo("req-fixed-1");
+    assertThat(r.modelName()).isEqualTo("llama-8b");
+    assertThat(r.status()).isEqualTo(Status.SUCCESS);
+    assertThat(r.timestamp()).isEqualTo(Instant.parse("2026-11-30T08:00:00.123456Z"));
+    assertThat(r.queueMs()).isEqualTo(5.0);
+    assertThat(r.preprocessMs()).isEqualTo(2.0);
+    assertThat(r.inferMs()).isEqualTo(10.0);
+    assertThat(r.gpuMs()).isEqualTo(8.5);
+    assertThat(r.decodeMs()).isEqualTo(19.0);
+    assertThat(r.postprocessMs()).isEqualTo(1.0);
+    assertThat(r.latencyMs()).isEqualTo(37.0);
+    assertThat(r.ttftMs()).isEqualTo(20.0);
+    assertThat(r.tpotMs()).isEqualTo(4.0);
+    assertThat(r.inputTokens()).isEqualTo(12);
+    assertThat(r.outputTokens()).isEqualTo(5);
+    assertThat(r.engineFingerprint()).isEqualTo("sha256:abc");
+    assertThat(r.sampledReason()).isNotNull();
+  }
+
+  @Test
+  void requestIdAndAttributesComeFromTheCurrentContext() {
+    RequestContext.with("api-from-header").attribute("tenant", "acme").run(() -> {
+      try (InferenceTrace t = tracer.start("m")) {
+        advanceMs(1);
+      }
+    });
+    InferenceRecord r = onlyRecord();
+    assertThat(r.requestId()).isEqualTo("api-from-header");
+    assertThat(r.attributes()).containsEntry("tenant", "acme");
+  }
+
+  @Test
+  void withoutAContextARequestIdIsGenerated() {
+    try (InferenceTrace t = tracer.start("m")) {
+      assertThat(RequestIds.isValid(t.requestId())).isTrue();
+      assertThat(t.requestId()).startsWith(RequestIds.PREFIX_REQUEST);
+    }
+  }
+
+  @Test
+  void invalidExplicitIdIsReplacedAndKeptSanitized() {
+    try (InferenceTrace t = tracer.start("m", "bad id\r\nX-Injected: 1")) {
+      assertThat(t.requestId()).startsWith("req-");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.attributes().get(RequestIds.REJECTED_ATTRIBUTE)).doesNotContain("\r", "\n", " ");
+  }
+
+  @Test
+  void errorFromAnExceptionSetsStatusAndErrorType() {
+    try (InferenceTrace t = tracer.start("m", "req-err")) {
+      t.error(new IllegalStateException("boom"));
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.status()).isEqualTo(Status.ERROR);
+    assertThat(r.errorType()).isEqualTo("java.lang.IllegalStateException");
+    assertThat(r.sampledReason()).isEqualTo("error");
+  }
+
+  @Test
+  void explicitTimeoutStatusSurvivesALaterError() {
+    try (InferenceTrace t = tracer.start("m", "req-to")) {
+      t.status(Status.TIMEOUT).error("deadline");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.status()).isEqualTo(Status.TIMEOUT);
+    assertThat(r.errorType()).isEqualTo("deadline");
+  }
+
+  @Test
+  void endingTwiceWritesOneRecordAndCountsMisuse() {
+    InferenceTrace t = tracer.start("m", "req-twice");
+    t.close();
+    t.close();
+    t.token();
+    assertThat(onlyRecord().requestId()).isEqualTo("req-twice");
+    assertThat(tracer.stats().misuse()).isEqualTo(2);
+    assertThat(tracer.stats().ended()).isEqualTo(1);
+  }
+
+  @Test
+  void stagesOutOfOrderNeverCorruptTheRecord() {
+    try (InferenceTrace t = tracer.start("m", "req-order")) {
+      t.endStage(Stage.INFER); // never begun: ignored
+      t.beginStage(Stage.DECODE);
+      advanceMs(2);
+      t.beginStage(Stage.PREPROCESS); // implicitly ends DECODE
+      advanceMs(3);
+      t.endStage(Stage.DECODE); // not open: ignored
+      advanceMs(1);
+      t.beginStage(Stage.DECODE); // re-entered: accumulates
+      advanceMs(4);
+      // left open: ended with the trace
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.decodeMs()).isEqualTo(6.0);
+    assertThat(r.preprocessMs()).isEqualTo(4.0);
+    assertThat(r.inferMs()).isNaN();
+    assertThat(r.latencyMs()).isEqualTo(10.0);
+    assertThat(tracer.stats().misuse()).isEqualTo(2);
+  }
+
+  @Test
+  void aTraceCanHopThreadsFromQueueToWorker() throws Exception {
+    ExecutorService worker = Executors.newSingleThreadExecutor();
+    try {
+      InferenceTrace t = tracer.start("m", "req-hop");
+      t.beginStage(Stage.QUEUE);
+      worker.submit(() -> {
+        t.endStage(Stage.QUEUE);
+        try (var s = t.stage(Stage.INFER)) {
+          t.outputTokens(3);
+        }
+        t.close();
+      }).get(10, TimeUnit.SECONDS);
+    } finally {
+      worker.shutdownNow();
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.outputTokens()).isEqualTo(3);
+    assertThat(r.queueMs()).isNotNaN();
+    assertThat(r.inferMs()).isNotNaN();
+  }
+
+  @Test
+  void inputFlagsComeFromTheRawInputAndNoTextIsRecordedByDefault() {
+    try (InferenceTrace t = tracer.start("m", "req-flags")) {
+      t.input("please \u202Ereverse\u200B me");
+      t.error("bad");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.inputFlags()).containsExactlyInAnyOrder(InputFlag.BIDI_CONTROL, InputFlag.ZERO_WIDTH);
+    assertThat(r.inputDigest()).isNull();
+  }
+
+  @Test
+  void inputDigestIsRedactedAndOnlyOnFailedOrSlowRecords() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-ok")) {
+      t.input("mail me at alice@example.com");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-bad")) {
+      t.input("mail me at alice@example.com");
+      t.error("boom");
+    }
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-ok").orElseThrow().inputDigest()).isNull();
+    String digest = sink.findByRequestId("req-bad").orElseThrow().inputDigest();
+    assertThat(digest).isNotNull().doesNotContain("alice@example.com").hasSizeLessThanOrEqualTo(100);
+  }
+
+  @Test
+  void sampledOutRequestsStillCount() {
+    tracer.close();
+    tracer = InferenceTracer.builder()
+        .sink(sink)
+        .sampler(Sampler.builder().rate(0.0).adaptiveSlow(false).build())
+        .clocks(wall, nanos::get)
+        .build();
+    for (int i = 0; i < 10; i++) {
+      try (InferenceTrace t = tracer.start("m")) {
+        advanceMs(1);
+      }
+    }
+    try (InferenceTrace t = tracer.start("m", "req-kept")) {
+      t.error("x");
+    }
+    tracer.flush().join();
+    assertThat(sink.records()).extracting(InferenceRecord::requestId).containsExactly("req-kept");
+    TracerStats s = tracer.stats();
+    assertThat(s.started()).isEqualTo(11);
+    assertThat(s.ended()).isEqualTo(11);
+    assertThat(s.sampledOut()).isEqualTo(10);
+    assertThat(s.enqueued()).isEqualTo(1);
+  }
+
+  @Test
+  void settingsFromEnvironmentAreAppliedAndBadValuesNamed() {
+    Map<String, String> env = new HashMap<>();
+    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "0.5");
+    env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "drop");
+    env.put(InferenceTracer.Builder.ENV_QUEUE_SIZE, "1024");
+    InferenceTracer.Builder ok = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e));
+    assertThat(ok.samplerBuilder).isNotNull();
+    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "1.5");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TRTRACE_SAMPLE_RATE");
+    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "0.5");
+    env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+        .hasMessageContaining("TRTRACE_QUEUE_POLICY");
+  }
+
+  @Test
+  void aTracerWithoutSinkIsRefusedWithAClearMessage() {
+    assertThatThrownBy(() -> InferenceTracer.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no sink");
+  }
+
+  @Test
+  void noopTracerRecordsNothingAndNeverFails() {
+    InferenceTracer noop = InferenceTracer.noop();
+    try (InferenceTrace t = noop.start("m")) {
+      t.stage(Stage.INFER).close();
+      t.token().error("x").layers(List.of());
+    }
+    assertThat(noop.stats().ended()).isZero();
+    noop.flush().join();
+    noop.close();
+  }
+
+  @Test
+  void closeDrainsEverythingEnded() throws InterruptedException {
+    for (int i = 0; i < 500; i++) {
+      try (InferenceTrace t = tracer.start("m", "req-drain-" + i)) {
+        t.outputTokens(i);
+      }
+    }
+    tracer.close();
+    assertThat(sink.records()).hasSize(500);
+    assertThat(sink.awaitCount(500, Duration.ofSeconds(1))).isTrue();
+  }
+}
