@@ -123,39 +123,43 @@ public final class Quickstart {
 
   /** A worker thread serves one request. Returns its latency in ms, or -1 when it failed. */
   private static double serve(FakeModel model, InferenceTrace trace, String prompt, long deadlineNanos) {
+    // The catch blocks sit inside try (trace): try-with-resources closes the trace before an outer
+    // catch would run, and a closed trace ignores status changes.
     try (trace) {
-      trace.endStage(Stage.QUEUE);
-      trace.input(prompt);
-      int[] tokens;
-      try (var s = trace.stage(Stage.PREPROCESS)) {
-        tokens = model.tokenize(prompt);
-      }
-      trace.inputTokens(tokens.length);
-      try (var s = trace.stage(Stage.INFER)) {
-        model.prefill(tokens);
-      }
-      try (var s = trace.stage(Stage.DECODE)) {
-        int budget = 8 + tokens.length % 24;
-        for (int i = 0; i < budget; i++) {
-          model.decodeStep(tokens.length, i);
-          trace.token();
-          if (trace.elapsedNanos() > deadlineNanos) {
-            throw new TimeoutException("decode budget exceeded");
+      try {
+        trace.endStage(Stage.QUEUE);
+        trace.input(prompt);
+        int[] tokens;
+        try (var s = trace.stage(Stage.PREPROCESS)) {
+          tokens = model.tokenize(prompt);
+        }
+        trace.inputTokens(tokens.length);
+        try (var s = trace.stage(Stage.INFER)) {
+          model.prefill(tokens);
+        }
+        try (var s = trace.stage(Stage.DECODE)) {
+          int budget = 8 + tokens.length % 24;
+          for (int i = 0; i < budget; i++) {
+            model.decodeStep(tokens.length, i);
+            trace.token();
+            if (trace.elapsedNanos() > deadlineNanos) {
+              throw new TimeoutException("decode budget exceeded");
+            }
           }
         }
-      }
-      try (var s = trace.stage(Stage.POSTPROCESS)) {
-        if (prompt.contains("\u0000")) {
-          throw new IllegalArgumentException("NUL byte in prompt");
+        try (var s = trace.stage(Stage.POSTPROCESS)) {
+          if (prompt.contains("\u0000")) {
+            throw new IllegalArgumentException("NUL byte in prompt");
+          }
         }
+        return trace.elapsedNanos() / 1e6;
+      } catch (TimeoutException e) {
+        trace.status(Status.TIMEOUT).error(e);
+        return -1;
+      } catch (RuntimeException e) {
+        trace.error(e);
+        return -1;
       }
-      return trace.elapsedNanos() / 1e6;
-    } catch (TimeoutException e) {
-      trace.status(Status.TIMEOUT).error(e);
-      return -1;
-    } catch (RuntimeException e) {
-      trace.error(e);
-      return -1;
     }
   }
 }
