@@ -205,12 +205,16 @@ public record BuildReport(
   /**
    * "Were all layers matching {@code regex} fused?" True when at least one engine layer matches (by
    * its own name or a network layer it absorbed) and every matching engine layer absorbed two or more
-   * network layers. False when nothing matches.
+   * network layers. Layers the builder inserted (reformat copies, no-ops) are ignored. False when
+   * nothing matches.
    */
   public boolean allFused(String regex) {
     Pattern p = Pattern.compile(regex);
     boolean any = false;
     for (Layer l : layers) {
+      if (builderInserted(l)) {
+        continue;
+      }
       FusedGroup g = groupOf(l.name());
       boolean matches =
           p.matcher(l.name()).find()
@@ -228,6 +232,10 @@ public record BuildReport(
       }
     }
     return any;
+  }
+
+  private static boolean builderInserted(Layer l) {
+    return "Reformat".equals(l.type()) || "NoOp".equals(l.type()) || l.name().startsWith("Reformatting CopyNode");
   }
 
   private @Nullable FusedGroup groupOf(String engineLayer) {
