@@ -1,0 +1,154 @@
+package io.github.trtrace.tensorrt.build;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What changed between a baseline build report and a current one.
+ *
+ * <pre>{@code
+ * BuildDiff d = current.diff(baseline);
+ * d.regressions().forEach(r -> System.out.println(r.kind() + ": " + r.detail()));
+ * }</pre>
+ *
+ * @param regressions changes for the worse
+ * @param improvements changes for the better
+ * @param notes informational changes (e.g. TensorRT version)
+ */
+public record BuildDiff(List<Regression> regressions, List<Improvement> improvements, List<String> notes) {
+
+  /** What kind of change. */
+  public enum Kind {
+    STATUS,
+    FUSION_RATE,
+    PRECISION_FALLBACK,
+    DEVICE_MEMORY,
+    PLAN_SIZE,
+    ENGINE_LAYER_COUNT,
+    NEW_WARNING,
+    NEW_ERROR
+  }
+
+  /** A change for the worse, with the baseline and current values as text. */
+  public record Regression(Kind kind, String detail, String baseline, String current) {}
+
+  /** A change for the better. */
+  public record Improvement(Kind kind, String detail, String baseline, String current) {}
+
+  public BuildDiff {
+    regressions = List.copyOf(regressions);
+    improvements = List.copyOf(improvements);
+    notes = List.copyOf(notes);
+  }
+
+  /** Whether nothing got worse. */
+  public boolean hasRegressions() {
+    return !regressions.isEmpty();
+  }
+
+  static BuildDiff compute(BuildReport cur, BuildReport base, BuildGate.Thresholds t) {
+    List<Regression> reg = new ArrayList<>();
+    List<Improvement> imp = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+
+    if (base.status() != cur.status()) {
+      String b = base.status().wireName();
+      String c = cur.status().wireName();
+      if (cur.status() == BuildReport.Status.FAILED) {
+        reg.add(new Regression(Kind.STATUS, "build status changed from success to failed", b, c));
+      } else {
+        imp.add(new Improvement(Kind.STATUS, "build succeeds again", b, c));
+      }
+    }
+    if (!Objects.equals(base.tensorrtVersion(), cur.tensorrtVersion())) {
+      notes.add("TensorRT version changed: " + base.tensorrtVersion() + " -> " + cur.tensorrtVersion());
+    }
+
+    double bf = base.fusionRate();
+    double cf = cur.fusionRate();
+    if (Double.isFinite(bf) && Double.isFinite(cf)) {
+      if (bf - cf > t.fusionRateDrop()) {
+        reg.add(new Regression(Kind.FUSION_RATE,
+            String.format(Locale.ROOT, "fusion rate dropped by %.3f (allowed %.3f)", bf - cf, t.fusionRateDrop()),
+            fmt(bf), fmt(cf)));
+      } else if (cf > bf) {
+        imp.add(new Improvement(Kind.FUSION_RATE, "fusion rate rose", fmt(bf), fmt(cf)));
+      }
+    }
+
+    Map<String, String> basePrecision = new HashMap<>();
+    for (BuildReport.Layer l : base.layers()) {
+      if (l.precision() != null) {
+        basePrecision.put(l.name(), l.precision());
+      }
+    }
+    for (BuildReport.Layer l : cur.layers()) {
+      String was = basePrecision.get(l.name());
+      int before = Precisions.rank(was);
+      int after = Precisions.rank(l.precision());
+      if (before > 0 && after > before) {
+        reg.add(new Regression(Kind.PRECISION_FALLBACK,
+            "layer '" + l.name() + "' runs in higher precision", String.valueOf(was), String.valueOf(l.precision())));
+      } else if (before > 0 && after > 0 && after < before) {
+        imp.add(new Improvement(Kind.PRECISION_FALLBACK,
+            "layer '" + l.name() + "' runs in lower precision", String.valueOf(was), String.valueOf(l.precision())));
+      }
+    }
+
+    growth(reg, imp, Kind.DEVICE_MEMORY, "device memory", base.deviceMemoryBytes(), cur.deviceMemoryBytes(), t.memoryGrowth());
+    growth(reg, imp, Kind.PLAN_SIZE, "plan size", base.planBytes(), cur.planBytes(), t.planGrowth());
+
+    int bl = base.engineLayerCount();
+    int cl = cur.engineLayerCount();
+    if (bl >= 0 && cl >= 0) {
+      if (cl - bl > t.engineLayerGrowth()) {
+        reg.add(new Regression(Kind.ENGINE_LAYER_COUNT,
+            "engine has " + (cl - bl) + " more layers (allowed " + t.engineLayerGrowth() + ")",
+            String.valueOf(bl), String.valueOf(cl)));
+      } else if (cl < bl) {
+        imp.add(new Improvement(Kind.ENGINE_LAYER_COUNT, "engine has fewer layers", String.valueOf(bl), String.valueOf(cl)));
+      }
+    }
+
+    Set<String> oldWarnings = new HashSet<>(base.warnings());
+    for (String w : new LinkedHashSet<>(cur.warnings())) {
+      if (!oldWarnings.contains(w)) {
+        reg.add(new Regression(Kind.NEW_WARNING, "new warning: " + w, "", w));
+      }
+    }
+    Set<String> oldErrors = new HashSet<>();
+    base.errors().forEach(e -> oldErrors.add(e.message()));
+    Set<String> seen = new HashSet<>();
+    for (BuildReport.BuildError e : cur.errors()) {
+      if (!oldErrors.contains(e.message()) && seen.add(e.message())) {
+        reg.add(new Regression(Kind.NEW_ERROR, "new error: " + e.message(), "", e.message()));
+      }
+    }
+    return new BuildDiff(reg, imp, notes);
+  }
+
+  private static void growth(List<Regression> reg, List<Improvement> imp, Kind kind, String what, long base, long cur, double allowed) {
+    if (base <= 0 || cur < 0) {
+      return;
+    }
+    double ratio = (double) (cur - base) / base;
+    if (ratio > allowed) {
+      reg.add(new Regression(kind,
+          String.format(Locale.ROOT, "%s grew by %.1f %% (allowed %.1f %%)", what, ratio * 100, allowed * 100),
+          String.valueOf(base), String.valueOf(cur)));
+    } else if (cur < base) {
+      imp.add(new Improvement(kind, what + " shrank", String.valueOf(base), String.valueOf(cur)));
+    }
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+}

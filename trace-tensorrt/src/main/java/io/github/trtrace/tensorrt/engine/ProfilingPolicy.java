@@ -1,0 +1,116 @@
+package io.github.trtrace.tensorrt.engine;
+
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+
+/**
+ * Decides which requests get per-layer profiling (it costs GPU time, so it is on demand): a sampled
+ * fraction of requests, and/or the next N requests after a slow one. Thread-safe.
+ *
+ * <pre>{@code
+ * ProfilingPolicy policy = ProfilingPolicy.builder().sampleRate(0.01).afterSlow(250.0, 5).build();
+ * boolean profile = policy.shouldProfile();   // at request start
+ * policy.onCompleted(latencyMs);              // at request end
+ * }</pre>
+ */
+public interface ProfilingPolicy {
+
+  /** Whether the request starting now should be profiled. */
+  boolean shouldProfile();
+
+  /** Reports a finished request's end-to-end latency. */
+  void onCompleted(double latencyMs);
+
+  /** Never profiles. */
+  static ProfilingPolicy never() {
+    return builder().build();
+  }
+
+  /** A builder; by default nothing is profiled. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Configures a {@link ProfilingPolicy}. */
+  final class Builder {
+    private double sampleRate;
+    private double slowThresholdMs = Double.NaN;
+    private int afterSlowCount;
+    private DoubleSupplier random = new SplittableRandom()::nextDouble;
+
+    private Builder() {}
+
+    /** Fraction of requests profiled at random, 0..1. */
+    public Builder sampleRate(double rate) {
+      if (!(rate >= 0 && rate <= 1)) {
+        throw new IllegalArgumentException("sampleRate must be in [0, 1]: " + rate);
+      }
+      this.sampleRate = rate;
+      return this;
+    }
+
+    /** After a request slower than {@code thresholdMs}, profile the next {@code count} requests. */
+    public Builder afterSlow(double thresholdMs, int count) {
+      if (!(thresholdMs > 0) || Double.isInfinite(thresholdMs)) {
+        throw new IllegalArgumentException("thresholdMs must be a finite number > 0: " + thresholdMs);
+      }
+      if (count < 1) {
+        throw new IllegalArgumentException("count must be >= 1: " + count);
+      }
+      this.slowThresholdMs = thresholdMs;
+      this.afterSlowCount = count;
+      return this;
+    }
+
+    /** Source of uniform numbers in [0, 1) for sampling; inject a seeded one for deterministic tests. */
+    public Builder random(DoubleSupplier uniform) {
+      this.random = Objects.requireNonNull(uniform, "uniform");
+      return this;
+    }
+
+    /** Builds the policy. */
+    public ProfilingPolicy build() {
+      return new DefaultProfilingPolicy(sampleRate, slowThresholdMs, afterSlowCount, random);
+    }
+  }
+}
+
+final class DefaultProfilingPolicy implements ProfilingPolicy {
+  private final double sampleRate;
+  private final double slowThresholdMs;
+  private final int afterSlowCount;
+  private final DoubleSupplier random;
+  private final AtomicInteger pending = new AtomicInteger();
+
+  DefaultProfilingPolicy(double sampleRate, double slowThresholdMs, int afterSlowCount, DoubleSupplier random) {
+    this.sampleRate = sampleRate;
+    this.slowThresholdMs = slowThresholdMs;
+    this.afterSlowCount = afterSlowCount;
+    this.random = random;
+  }
+
+  @Override
+  public boolean shouldProfile() {
+    if (pending.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
+      return true;
+    }
+    if (sampleRate <= 0) {
+      return false;
+    }
+    if (sampleRate >= 1) {
+      return true;
+    }
+    synchronized (random) {
+      return random.getAsDouble() < sampleRate;
+    }
+  }
+
+  @Override
+  public void onCompleted(double latencyMs) {
+    if (afterSlowCount > 0 && latencyMs > slowThresholdMs) {
+      pending.set(afterSlowCount);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.github.trtrace.tensorrt;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * CI has no GPU driver, so JavaCPP's TensorRT/CUDA classes cannot even be initialised there: only the
+ * classes allowed below may depend on {@code org.bytedeco}. Everything else stays testable in CI.
+ */
+class ArchitectureTest {
+  /** Classes of the pure-Java packages allowed to touch JavaCPP, by name. */
+  static final Set<String> ALLOWED_CLASSES = Set.of("io.github.trtrace.tensorrt.log.TensorRtLogger");
+  /** Packages of the native side (shim, NVML, CUDA timing), JavaCPP by nature. */
+  static final Set<String> NATIVE_PACKAGES = Set.of(
+      "io.github.trtrace.tensorrt.shim", "io.github.trtrace.tensorrt.nvml", "io.github.trtrace.tensorrt.cuda");
+
+  private static final JavaClasses MAIN = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("io.github.trtrace.tensorrt");
+
+  @Test
+  void onlyAllowListedClassesDependOnJavaCpp() {
+    DescribedPredicate<JavaClass> allowed = DescribedPredicate.describe("on the JavaCPP allow-list",
+        c -> ALLOWED_CLASSES.contains(outermost(c).getName())
+            || NATIVE_PACKAGES.stream().anyMatch(p -> c.getPackageName().equals(p) || c.getPackageName().startsWith(p + ".")));
+    noClasses().that(DescribedPredicate.not(allowed))
+        .should().dependOnClassesThat().resideInAPackage("org.bytedeco..")
+        .check(MAIN);
+  }
+
+  @Test
+  void theRuleSeesTheLoggerSoTheAllowListIsNotVacuous() {
+    // The logger must be imported and must use JavaCPP; otherwise the allow-list is stale.
+    JavaClass logger = MAIN.get("io.github.trtrace.tensorrt.log.TensorRtLogger");
+    org.assertj.core.api.Assertions.assertThat(logger.getRawSuperclass().map(JavaClass::getName))
+        .hasValue("org.bytedeco.tensorrt.nvinfer.ILogger");
+  }
+
+  private static JavaClass outermost(JavaClass c) {
+    JavaClass k = c;
+    while (k.getEnclosingClass().isPresent()) {
+      k = k.getEnclosingClass().get();
+    }
+    return k;
+  }
+}

@@ -1,0 +1,241 @@
+package io.github.trtrace.tensorrt.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.github.trtrace.tensorrt.Fixtures;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
+
+class TrtLogPipelineTest {
+  private static final String KLIB_ERROR = Fixtures.logLines(Fixtures.PTX_AS_SM90).get(5).message();
+  private static final String MEM_INFO = Fixtures.logLines(Fixtures.MISSING_SM90).get(0).message();
+  private static final String VERBOSE_LINE = Fixtures.logLines(Fixtures.MISSING_SM90).get(1).message();
+
+  private record Printed(Level level, String text) {}
+
+  private final List<Printed> printed = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicReference<String> currentRequest = new AtomicReference<>();
+  private final AtomicLong ticker = new AtomicLong();
+
+  private TrtLogPipeline.Builder builder() {
+    return TrtLogPipeline.builder()
+        .output((level, text) -> printed.add(new Printed(level, text)))
+        .requestIdSource(currentRequest::get)
+        .nanoTime(ticker::get);
+  }
+
+  @Test
+  void lineOnARequestThreadIsAttributedToTheRequest() {
+    List<TrtLogEvent> events = new ArrayList<>();
+    TrtLogPipeline p = builder().onEvent(events::add).build();
+    currentRequest.set("req-42");
+    p.log(1, KLIB_ERROR);
+    assertThat(events).singleElement().satisfies(e -> {
+      assertThat(e.requestId()).isEqualTo("req-42");
+      assertThat(e.scope()).isNull();
+      assertThat(e.kind()).isEqualTo(TrtLogKind.INTERNAL_ERROR);
+      assertThat(e.errorCode()).isEqualTo(2);
+      assertThat(e.errorCategory()).isEqualTo("Internal Error");
+      assertThat(e.threadName()).isEqualTo(Thread.currentThread().getName());
+      assertThat(e.epochMicros()).isPositive();
+    });
+    assertThat(printed).singleElement().satisfies(pr -> {
+      assertThat(pr.level()).isEqualTo(Level.ERROR);
+      assertThat(pr.text()).contains("request_id=req-42");
+    });
+  }
+
+  @Test
+  void withoutARequestTheInnermostScopeCapturesEverythingIncludingVerbose() {
+    TrtLogPipeline p = builder().build();
+    List<TrtLogEvent> outer = new ArrayList<>();
+    List<TrtLogEvent> inner = new ArrayList<>();
+    try (TrtLogPipeline.Scope o = p.openScope("engine:abc", outer::add)) {
+      try (TrtLogPipeline.Scope i = p.openScope("build:llama-8b", inner::add)) {
+        p.log(4, VERBOSE_LINE);
+        p.log(3, MEM_INFO);
+        p.log(1, KLIB_ERROR);
+      }
+      p.log(3, MEM_INFO);
+    }
+    p.log(3, MEM_INFO);
+    assertThat(inner).extracting(TrtLogEvent::severity)
+        .containsExactly(TrtSeverity.VERBOSE, TrtSeverity.INFO, TrtSeverity.ERROR);
+    assertThat(inner).allSatisfy(e -> assertThat(e.scope()).isEqualTo("build:llama-8b"));
+    assertThat(outer).singleElement().satisfies(e -> assertThat(e.scope()).isEqualTo("engine:abc"));
+    assertThat(printed).as("only ERROR passes the default WARNING run-time level").hasSize(1);
+  }
+
+  @Test
+  void requestAttributionWinsButTheOpenScopeIsStillRecorded() {
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    TrtLogPipeline p = builder().onEvent(runtime::add).build();
+    List<TrtLogEvent> captured = new ArrayList<>();
+    try (TrtLogPipeline.Scope s = p.openScope("engine:abc", captured::add)) {
+      currentRequest.set("req-7");
+      p.log(2, "some warning");
+    }
+    assertThat(runtime).singleElement().satisfies(e -> {
+      assertThat(e.requestId()).isEqualTo("req-7");
+      assertThat(e.scope()).isEqualTo("engine:abc");
+    });
+    assertThat(captured).hasSize(1);
+  }
+
+  @Test
+  void closingAScopeTwiceIsHarmlessAndOutOfOrderCloseKeepsTheOtherScope() {
+    TrtLogPipeline p = builder().build();
+    List<TrtLogEvent> a = new ArrayList<>();
+    List<TrtLogEvent> b = new ArrayList<>();
+    TrtLogPipeline.Scope sa = p.openScope("build:a", a::add);
+    TrtLogPipeline.Scope sb = p.openScope("build:b", b::add);
+    sa.close();
+    sa.close();
+    p.log(3, MEM_INFO);
+    sb.close();
+    sb.close();
+    p.log(3, MEM_INFO);
+    assertThat(a).isEmpty();
+    assertThat(b).hasSize(1);
+  }
+
+  @Test
+  void buildAuditSeesScopedLinesOnly() {
+    List<TrtLogEvent> audit = new ArrayList<>();
+    TrtLogPipeline p = builder().buildAudit(audit::add).build();
+    p.log(2, "outside any scope");
+    try (TrtLogPipeline.Scope s = p.openScope("build:x", e -> { })) {
+      p.log(4, VERBOSE_LINE);
+    }
+    assertThat(audit).extracting(TrtLogEvent::message).containsExactly(VERBOSE_LINE);
+  }
+
+  @Test
+  void verboseRunTimeLevelWarnsExactlyOnce() {
+    TrtLogPipeline p = builder().runtimeLevel(TrtSeverity.VERBOSE).build();
+    p.runtimeLevel(TrtSeverity.WARNING);
+    p.runtimeLevel(TrtSeverity.VERBOSE);
+    assertThat(printed).filteredOn(pr -> pr.text().equals(TrtLogPipeline.VERBOSE_WARNING))
+        .singleElement().satisfies(pr -> assertThat(pr.level()).isEqualTo(Level.WARN));
+    assertThat(printed.get(0).text()).contains("40 %");
+    p.log(4, VERBOSE_LINE);
+    assertThat(printed).last().satisfies(pr -> assertThat(pr.level()).isEqualTo(Level.DEBUG));
+  }
+
+  @Test
+  void defaultLevelDropsInfoAndVerboseFromOutputAndListeners() {
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    TrtLogPipeline p = builder().onEvent(runtime::add).build();
+    p.log(3, MEM_INFO);
+    p.log(4, VERBOSE_LINE);
+    assertThat(runtime).isEmpty();
+    assertThat(printed).isEmpty();
+    assertThat(p.stats().eventsBySeverity()).containsEntry(TrtSeverity.INFO, 1L).containsEntry(TrtSeverity.VERBOSE, 1L);
+  }
+
+  @Test
+  void shapesAreRedactedBeforeAnyoneSeesTheMessage() {
+    // Real line from https://github.com/NVIDIA/TensorRT/issues/2739 (see public-issue-lines.txt).
+    String line = "Error Code 3: API Usage Error (Parameter check failed at: ... Supplied binding dimension"
+        + " [10,3,128,64] for bindings[0] exceed min ~ max range at index 0)";
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    List<TrtLogEvent> scoped = new ArrayList<>();
+    TrtLogPipeline p = builder()
+        .redact(Pattern.compile("\\[\\d+(,\\d+)*\\]"), "[shape]")
+        .onEvent(runtime::add)
+        .build();
+    try (TrtLogPipeline.Scope s = p.openScope("build:x", scoped::add)) {
+      p.log(1, line);
+    }
+    assertThat(runtime).singleElement().satisfies(e -> {
+      assertThat(e.message()).contains("dimension [shape] for bindings[shape]").doesNotContain("128");
+      assertThat(e.kind()).isEqualTo(TrtLogKind.API_USAGE_ERROR);
+      assertThat(e.errorCode()).isEqualTo(3);
+    });
+    assertThat(scoped.get(0).message()).doesNotContain("128");
+    assertThat(printed.get(0).text()).doesNotContain("128");
+    assertThat(p.stats().redacted()).isEqualTo(1);
+  }
+
+  @Test
+  void identicalLinesAreRateLimitedPerSecondAndTheSuppressedCountIsReported() {
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    TrtLogPipeline p = builder().maxIdenticalPerSecond(3).onEvent(runtime::add).build();
+    for (int i = 0; i < 10; i++) {
+      p.log(2, "same warning");
+    }
+    p.log(2, "another warning");
+    assertThat(runtime).hasSize(4);
+    assertThat(p.stats().suppressed()).isEqualTo(7);
+    ticker.addAndGet(1_000_000_000L);
+    p.log(2, "same warning");
+    assertThat(printed).last().satisfies(pr -> assertThat(pr.text()).contains("(7 identical lines suppressed)"));
+    assertThat(runtime).hasSize(5);
+  }
+
+  @Test
+  void rateLimitDoesNotTouchScopeCapture() {
+    List<TrtLogEvent> scoped = new ArrayList<>();
+    TrtLogPipeline p = builder().maxIdenticalPerSecond(1).build();
+    try (TrtLogPipeline.Scope s = p.openScope("build:x", scoped::add)) {
+      for (int i = 0; i < 5; i++) {
+        p.log(2, "same warning");
+      }
+    }
+    assertThat(scoped).hasSize(5);
+    assertThat(printed).hasSize(1);
+  }
+
+  @Test
+  void throwingListenersCaptureAndRequestSourceNeverReachTensorRt() {
+    TrtLogPipeline p = builder()
+        .onEvent(e -> { throw new IllegalStateException("listener bug"); })
+        .buildAudit(e -> { throw new IllegalStateException("audit bug"); })
+        .requestIdSource(() -> { throw new IllegalStateException("context bug"); })
+        .build();
+    List<TrtLogEvent> second = new ArrayList<>();
+    p.onEvent(second::add);
+    TrtLogPipeline.Scope s = p.openScope("build:x", e -> { throw new IllegalStateException("capture bug"); });
+    assertThatCode(() -> p.log(1, KLIB_ERROR)).doesNotThrowAnyException();
+    assertThatCode(() -> p.log(1, null)).doesNotThrowAnyException();
+    s.close();
+    assertThat(second).hasSize(2);
+    TrtLogPipeline.Stats stats = p.stats();
+    assertThat(stats.listenerFailures()).isEqualTo(6);
+    assertThat(stats.internalFailures()).isEqualTo(2);
+    assertThat(stats.events()).isEqualTo(2);
+  }
+
+  @Test
+  void aBrokenOutputIsCountedNotThrown() {
+    TrtLogPipeline p = TrtLogPipeline.builder()
+        .output((l, t) -> { throw new IllegalStateException("backend down"); })
+        .requestIdSource(() -> null)
+        .build();
+    assertThatCode(() -> p.log(1, KLIB_ERROR)).doesNotThrowAnyException();
+    assertThat(p.stats().listenerFailures()).isEqualTo(1);
+  }
+
+  @Test
+  void defaultRequestSourceIsTheRequestContext() {
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    TrtLogPipeline p = TrtLogPipeline.builder().output((l, t) -> { }).onEvent(runtime::add).build();
+    p.log(1, KLIB_ERROR);
+    assertThat(runtime).singleElement().satisfies(e -> assertThat(e.requestId()).isNull());
+  }
+
+  @Test
+  void badConfigurationIsRejectedWithAClearMessage() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> TrtLogPipeline.builder().maxIdenticalPerSecond(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxIdenticalPerSecond");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> TrtLogPipeline.builder().redact(null, "x"))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("pattern");
+  }
+}
