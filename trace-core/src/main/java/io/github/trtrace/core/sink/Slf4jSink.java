@@ -127,15 +127,7 @@ public final class Slf4jSink implements RecordSink {
     for (Map.Entry<String, String> a : r.attributes().entrySet()) {
       e.addKeyValue(Fields.ATTRIBUTES + '.' + a.getKey(), a.getValue());
     }
-    if (Double.isNaN(r.latencyMs())) {
-      e.log("inference request_id={} status={}", r.requestId(), r.status().wireName());
-    } else {
-      e.log(
-          "inference request_id={} status={} latency_ms={}",
-          r.requestId(),
-          r.status().wireName(),
-          r.latencyMs());
-    }
+    e.log("inference request_id={} status={} latency_ms={}", r.requestId(), r.status().wireName(), r.latencyMs());
   }
 
   /** {@code "warning tensorrt.oom @12.5ms: message"}; the offset only when known. */

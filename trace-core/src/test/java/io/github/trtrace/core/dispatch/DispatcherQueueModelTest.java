@@ -53,7 +53,7 @@ class DispatcherQueueModelTest {
             .batchSize(1000)
             .build();
     try {
-      d.offer(InferenceRecord.builder("held", "m").build(), false);
+      d.offer(InferenceRecord.builder("held", "m").latencyMs(1.0).build(), false);
       await().atMost(Duration.ofSeconds(20)).until(() -> entered.getCount() == 0);
 
       List<Boolean> expected = new ArrayList<>();
@@ -74,7 +74,7 @@ class DispatcherQueueModelTest {
         }
         expected.add(accept);
         Status status = priority ? Status.ERROR : Status.SUCCESS;
-        actual.add(d.offer(InferenceRecord.builder("r-" + i, "m").status(status).build(), priority));
+        actual.add(d.offer(InferenceRecord.builder("r-" + i, "m").latencyMs(1.0).status(status).build(), priority));
       }
       assertThat(actual).isEqualTo(expected);
 

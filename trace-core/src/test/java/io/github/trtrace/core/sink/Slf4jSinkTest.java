@@ -74,7 +74,7 @@ class Slf4jSinkTest extends RecordSinkContractTest {
     ListAppender<ILoggingEvent> appender = capture(name, Level.TRACE);
     Slf4jSink sink = Slf4jSink.builder().loggerName(name).build();
     for (Status s : Status.values()) {
-      sink.write(List.of(InferenceRecord.builder("req-" + s.wireName(), "m").status(s).build()));
+      sink.write(List.of(InferenceRecord.builder("req-" + s.wireName(), "m").latencyMs(1.0).status(s).build()));
     }
     assertThat(appender.list)
         .extracting(ILoggingEvent::getLevel)
@@ -94,9 +94,9 @@ class Slf4jSinkTest extends RecordSinkContractTest {
             .build();
     sink.write(
         List.of(
-            InferenceRecord.builder("a", "m").status(Status.SUCCESS).build(),
-            InferenceRecord.builder("b", "m").status(Status.ERROR).build(),
-            InferenceRecord.builder("c", "m").status(Status.CANCELLED).build()));
+            InferenceRecord.builder("a", "m").latencyMs(1.0).status(Status.SUCCESS).build(),
+            InferenceRecord.builder("b", "m").latencyMs(1.0).status(Status.ERROR).build(),
+            InferenceRecord.builder("c", "m").latencyMs(1.0).status(Status.CANCELLED).build()));
     assertThat(appender.list)
         .extracting(ILoggingEvent::getLevel)
         .containsExactly(Level.DEBUG, Level.ERROR, Level.WARN);
@@ -109,8 +109,8 @@ class Slf4jSinkTest extends RecordSinkContractTest {
     Slf4jSink sink = Slf4jSink.builder().loggerName(name).build();
     sink.write(
         List.of(
-            InferenceRecord.builder("ok", "m").status(Status.SUCCESS).build(),
-            InferenceRecord.builder("bad", "m").status(Status.ERROR).build()));
+            InferenceRecord.builder("ok", "m").latencyMs(1.0).status(Status.SUCCESS).build(),
+            InferenceRecord.builder("bad", "m").latencyMs(1.0).status(Status.ERROR).build()));
     assertThat(appender.list).hasSize(1);
     assertThat(keyValues(appender.list.get(0))).containsEntry("request_id", "bad");
   }
@@ -189,11 +189,11 @@ class Slf4jSinkTest extends RecordSinkContractTest {
     Slf4jSink.builder()
         .loggerName(name)
         .build()
-        .write(List.of(InferenceRecord.builder("req-min", "m").timestamp(Instant.EPOCH).build()));
+        .write(List.of(InferenceRecord.builder("req-min", "m").latencyMs(1.0).timestamp(Instant.EPOCH).build()));
     ILoggingEvent e = appender.list.get(0);
     assertThat(keyValues(e))
-        .containsOnlyKeys("timestamp", "request_id", "model_name", "status");
-    assertThat(e.getFormattedMessage()).isEqualTo("inference request_id=req-min status=success");
+        .containsOnlyKeys("timestamp", "request_id", "model_name", "status", "latency_ms");
+    assertThat(e.getFormattedMessage()).isEqualTo("inference request_id=req-min status=success latency_ms=1.0");
   }
 
   @Test
