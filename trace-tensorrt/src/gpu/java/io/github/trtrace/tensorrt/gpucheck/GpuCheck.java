@@ -243,11 +243,13 @@ public final class GpuCheck {
     network.markOutput(sum);
     IBuilderConfig config = builder.createBuilderConfig();
     config.setProgressMonitor(monitor.asTensorRt());
-    boolean monitorInstalled = config.getProgressMonitor().address() == monitor.address();
+    IProgressMonitor installed = config.getProgressMonitor();
+    boolean monitorInstalled = installed != null && installed.address() == monitor.address();
     long b0 = System.nanoTime();
     IHostMemory plan = builder.buildSerializedNetwork(network, config);
     long buildMs = (System.nanoTime() - b0) / 1_000_000;
-    int nbViaPreset = builder.getErrorRecorder().getNbErrors();
+    IErrorRecorder attached = builder.getErrorRecorder();
+    int nbViaPreset = attached == null ? -1 : attached.getNbErrors();
     List<RecordedError> errors = recorder.drain();
     List<ProgressEvent> events = monitor.drain();
     System.out.println("   createInferBuilder " + createMs + " ms, buildSerializedNetwork " + buildMs + " ms, plan="

@@ -6,10 +6,11 @@ import org.bytedeco.javacpp.Pointer;
 final class ShimPointers {
   private ShimPointers() {}
 
-  static Pointer at(long address) {
+  static Pointer at(long nativeAddress) {
+    // the parameter must not be named "address": inside the subclass that name is Pointer's field
     return new Pointer() {
       {
-        this.address = address;
+        this.address = nativeAddress;
       }
     };
   }
