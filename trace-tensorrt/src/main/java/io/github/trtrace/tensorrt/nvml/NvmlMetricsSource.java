@@ -115,7 +115,10 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
     return name;
   }
 
+  // nvmlDeviceGetTemperature is deprecated in favour of nvmlDeviceGetTemperatureV (a versioned struct);
+  // the plain call still works on the 580 driver (read on the H200) and on older drivers that lack the V form.
   @Override
+  @SuppressWarnings("deprecation")
   public synchronized GpuReading read() {
     if (closed.get()) {
       throw new IllegalStateException("NvmlMetricsSource is closed");
