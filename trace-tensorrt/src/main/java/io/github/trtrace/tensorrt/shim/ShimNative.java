@@ -1,0 +1,35 @@
+package io.github.trtrace.tensorrt.shim;
+
+/** JNI entry points of {@code libtrtrace_shim.so} that own and drain the native objects. */
+final class ShimNative {
+  private ShimNative() {}
+
+  static native long profilerCreate(int capacity);
+
+  static native void profilerFree(long handle);
+
+  /**
+   * Moves up to {@code ids.length} samples into {@code ids}/{@code ms}; returns the layer names whose ID is
+   * {@code >= knownNames}; {@code counts} = {moved, dropped since last drain, still buffered}.
+   */
+  static native String[] profilerDrain(long handle, int knownNames, int[] ids, float[] ms, long[] counts);
+
+  static native long recorderCreate(int capacity);
+
+  static native void recorderFree(long handle);
+
+  static native int recorderRefCount(long handle);
+
+  /** {@code stats} = {moved, dropped since last drain, reported in total}. */
+  static native int recorderDrain(long handle, int[] codes, long[] epochMicros, String[] descs, long[] stats);
+
+  static native long monitorCreate(int capacity);
+
+  static native void monitorFree(long handle);
+
+  static native void monitorSetCancelled(long handle, boolean cancelled);
+
+  /** {@code stats} = {moved, dropped since last drain}. */
+  static native int monitorDrain(
+      long handle, int[] types, int[] values, long[] nanos, String[] phases, String[] parents, long[] stats);
+}

@@ -1,0 +1,104 @@
+package io.github.trtrace.tensorrt.shim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+@EnabledOnOs(value = OS.LINUX, architectures = {"amd64", "x86_64"})
+class ShimErrorRecorderTest {
+  // Real description from shared/fixtures/trt-10.15.1-h200-error-recorder-shim.log
+  private static final String BUILD_ERROR = "IBuilder::buildSerializedNetwork: Error Code 6: API Usage Error (Unable to"
+      + " load library: libnvinfer_builder_resource_sm90.so.10.15.1: libnvinfer_builder_resource_sm90.so.10.15.1:"
+      + " cannot open shared object file: No such file or directory In Impl at /_src/runtime/dispatch/libLoader.cpp:304)";
+
+  @Test
+  void reportedErrorsAreVisibleThroughTheVtableAndDrainedWithCodeNames() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create()) {
+      long before = System.currentTimeMillis() * 1000;
+      assertThat(TensorRtEmulator.reportError(r, 6, BUILD_ERROR)).isTrue();
+      assertThat(TensorRtEmulator.reportError(r, 1, "deserialize failed")).isTrue();
+      assertThat(TensorRtEmulator.getNbErrors(r)).isEqualTo(2);
+      assertThat(TensorRtEmulator.getErrorCode(r, 0)).isEqualTo(6);
+      assertThat(TensorRtEmulator.getErrorDesc(r, 0)).isEqualTo(BUILD_ERROR);
+      assertThat(TensorRtEmulator.getErrorCode(r, 1)).isEqualTo(1);
+
+      List<RecordedError> errors = r.drain();
+      assertThat(errors).extracting(RecordedError::code).containsExactly(6, 1);
+      assertThat(errors).extracting(RecordedError::codeName).containsExactly("kFAILED_INITIALIZATION", "kUNSPECIFIED_ERROR");
+      assertThat(errors.get(0).description()).isEqualTo(BUILD_ERROR);
+      assertThat(errors.get(0).epochMicros()).isGreaterThanOrEqualTo(before - 1_000_000);
+      assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
+      assertThat(r.drain()).isEmpty();
+      assertThat(r.reportedErrors()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void outOfRangeIndexesAnswerWithoutCrashing() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create()) {
+      assertThat(TensorRtEmulator.getErrorCode(r, 5)).isEqualTo(3);
+      assertThat(TensorRtEmulator.getErrorDesc(r, -1)).contains("out of range");
+    }
+  }
+
+  @Test
+  void overflowIsReportedAndCountedAndClearResetsIt() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create(2)) {
+      for (int i = 0; i < 5; i++) {
+        TensorRtEmulator.reportError(r, 2, "e" + i);
+      }
+      assertThat(TensorRtEmulator.hasOverflowed(r)).isTrue();
+      assertThat(TensorRtEmulator.getNbErrors(r)).isEqualTo(2);
+      TensorRtEmulator.clear(r);
+      assertThat(TensorRtEmulator.hasOverflowed(r)).isFalse();
+      assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
+
+      for (int i = 0; i < 3; i++) {
+        TensorRtEmulator.reportError(r, 2, "f" + i);
+      }
+      assertThat(r.drain()).extracting(RecordedError::description).containsExactly("f0", "f1");
+      assertThat(r.droppedErrors()).isEqualTo(1);
+      assertThat(r.reportedErrors()).isEqualTo(8);
+    }
+  }
+
+  @Test
+  void referenceCountFollowsIncAndDecAndNeverGoesNegative() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create()) {
+      assertThat(TensorRtEmulator.incRefCount(r)).isEqualTo(1);
+      assertThat(TensorRtEmulator.incRefCount(r)).isEqualTo(2);
+      assertThat(r.refCount()).isEqualTo(2);
+      assertThat(TensorRtEmulator.decRefCount(r)).isEqualTo(1);
+      assertThat(TensorRtEmulator.decRefCount(r)).isZero();
+      assertThat(TensorRtEmulator.decRefCount(r)).isZero();
+    }
+  }
+
+  @Test
+  void closeWhileTensorRtHoldsAReferenceKeepsTheNativeObject() {
+    ShimErrorRecorder r = ShimErrorRecorder.create();
+    long address = r.address();
+    TensorRtEmulator.incRefCount(r);
+    r.close();
+    // still allocated: the reference count is readable through the raw address
+    assertThat(ShimNative.recorderRefCount(address)).isEqualTo(1);
+  }
+
+  @Test
+  void interfaceInfoIsTensorRtsErrorRecorderVersion() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create()) {
+      assertThat(TensorRtEmulator.interfaceInfo(r)).isEqualTo("IErrorRecorder 1.0");
+    }
+  }
+
+  @Test
+  void codeNamesFollowTensorRtsErrorCodeEnum() {
+    assertThat(RecordedError.codeName(0)).isEqualTo("kSUCCESS");
+    assertThat(RecordedError.codeName(10)).isEqualTo("kUNSUPPORTED_STATE");
+    assertThat(RecordedError.codeName(11)).isEqualTo("UNKNOWN(11)");
+    assertThat(RecordedError.codeName(-1)).isEqualTo("UNKNOWN(-1)");
+  }
+}
