@@ -13,7 +13,7 @@ import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.shim.NativeShim;
 import io.github.trtrace.tensorrt.shim.ProgressEvent;
-import io.github.trtrace.tensorrt.shim.RecordedError;
+import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.shim.ShimProfiler;
 import io.github.trtrace.tensorrt.shim.ShimProgressMonitor;

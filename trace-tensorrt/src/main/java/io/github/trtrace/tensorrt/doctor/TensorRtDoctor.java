@@ -9,7 +9,7 @@ import io.github.trtrace.tensorrt.doctor.ProbeFacts.Check;
 import io.github.trtrace.tensorrt.doctor.ProbeFacts.Gpu;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.shim.NativeShim;
-import io.github.trtrace.tensorrt.shim.RecordedError;
+import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.shim.TensorRtEmulator;
 import java.io.File;

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.shim;
 
+import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class ShimErrorRecorder implements AutoCloseable {
     reported = stats[2];
     List<RecordedError> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      out.add(RecordedError.of(codes[i], descs[i], micros[i]));
+      out.add(new RecordedError(codes[i], descs[i], micros[i]));
     }
     return out;
   }

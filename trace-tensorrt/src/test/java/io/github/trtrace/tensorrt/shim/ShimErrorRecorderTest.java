@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.shim;
 
+import io.github.trtrace.tensorrt.log.RecordedError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
