@@ -80,10 +80,33 @@ class IProgressMonitor : public IVersionedInterface {
   virtual void phaseFinish(char const* phaseName) noexcept = 0;
 };
 
+// ILogger (NvInferRuntimeBase.h, TensorRT 10): log() is its first virtual method, then the
+// destructor; the preset's generated ILogger declares the same single @Virtual method. Used only by
+// the emulation entry point below that measures TensorRT's logger-callback path into Java.
+class ILogger {
+ public:
+  enum class Severity : int32_t { kINTERNAL_ERROR = 0, kERROR = 1, kWARNING = 2, kINFO = 3, kVERBOSE = 4 };
+  virtual void log(Severity severity, char const* msg) noexcept = 0;
+  virtual ~ILogger() = default;
+};
+
 class IProfiler {
  public:
   virtual void reportLayerTime(char const* layerName, float ms) noexcept = 0;
   virtual ~IProfiler() noexcept {}
+};
+
+// TensorRT 10's API objects (IBuilder, IRuntime, ICudaEngine, IExecutionContext, IHostMemory, ...)
+// derive from INoCopy, whose only virtual member is its destructor (NvInferRuntimeBase.h); every
+// other method is a non-virtual forwarder to an mImpl pointer. Deleting through INoCopy* therefore
+// runs TensorRT's own deleting destructor, exactly as `delete context;` does in C++ (destroy() was
+// removed in TensorRT 10). The JavaCPP preset offers no way to do this for objects TensorRT created.
+class INoCopy {
+ public:
+  virtual ~INoCopy() = default;
+
+ protected:
+  INoCopy() = default;
 };
 
 }  // namespace nvinfer1
@@ -341,6 +364,12 @@ TRTRACE_EXPORT jlong JNICALL JNI_SHIM(profilerCreate)(JNIEnv*, jclass, jint capa
 
 TRTRACE_EXPORT void JNICALL JNI_SHIM(profilerFree)(JNIEnv*, jclass, jlong h) { delete profiler(h); }
 
+TRTRACE_EXPORT void JNICALL JNI_SHIM(deleteTensorRtObject)(JNIEnv*, jclass, jlong address) {
+  if (address != 0) {
+    delete reinterpret_cast<nvinfer1::INoCopy*>(address);
+  }
+}
+
 // Moves up to ids.length samples into (ids, ms); returns the names with ID >= knownNames;
 // counts[0] = samples moved, counts[1] = samples dropped since the last drain, counts[2] = samples left.
 TRTRACE_EXPORT jobjectArray JNICALL JNI_SHIM(profilerDrain)(JNIEnv* env, jclass, jlong h, jint knownNames,
@@ -462,6 +491,20 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(monitorDrain)(JNIEnv* env, jclass, jlong h,
 // These entry points call the objects ONLY through the abstract TensorRT interfaces (their vtables),
 // exactly as libnvinfer does, so tests and self checks exercise the same dispatch TensorRT uses.
 #define JNI_EMU(name) Java_io_github_trtrace_tensorrt_shim_TensorRtEmulator_##name
+
+// Calls logger->log(severity, msg) `calls` times from this (native) frame, as libnvinfer does when it
+// logs, and returns the elapsed nanoseconds: the cost of one callback into a Java ILogger.
+TRTRACE_EXPORT jlong JNICALL JNI_EMU(logCalls0)(JNIEnv* env, jclass, jlong h, jint severity, jstring msg,
+                                               jint calls) {
+  auto* logger = reinterpret_cast<nvinfer1::ILogger*>(h);
+  JStr m(env, msg);
+  std::string text = m.get() ? m.get() : "";
+  int64_t t0 = monotonicNanos();
+  for (jint i = 0; i < calls; i++) {
+    logger->log(static_cast<nvinfer1::ILogger::Severity>(severity), text.c_str());
+  }
+  return static_cast<jlong>(monotonicNanos() - t0);
+}
 
 TRTRACE_EXPORT void JNICALL JNI_EMU(reportLayerTimes)(JNIEnv* env, jclass, jlong h, jobjectArray names,
                                                       jfloatArray ms, jint rounds) {

@@ -13,7 +13,15 @@ import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.shim.NativeShim;
 import io.github.trtrace.tensorrt.shim.ProgressEvent;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.build.TracedBuilder;
 import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.log.TensorRtLogger;
+import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.log.TrtLogPipeline;
+import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.shim.TensorRtObjects;
 import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.shim.ShimProfiler;
 import io.github.trtrace.tensorrt.shim.ShimProgressMonitor;
@@ -85,6 +93,8 @@ public final class GpuCheck {
     check("shim ABI through the preset's JNI", this::presetDispatch);
     check("build: createInferBuilder, error recorder, progress monitor", this::build);
     check("runtime: deserialize junk with recorder", this::deserializeJunk);
+    check("logger bridge: TensorRtLogger -> TrtLogPipeline on real messages", this::loggerBridge);
+    check("TracedBuilder: failing build -> BuildReport with diagnosis", this::tracedBuild);
     skip("inference through a built engine", builderDiagnosis);
     skip("per-layer profile (IProfiler on an execution context)", builderDiagnosis);
     check("CUDA events: memset 1 GiB", () -> memset());
@@ -284,6 +294,75 @@ public final class GpuCheck {
     return "build failed as expected in " + buildMs + " ms; recorder got code " + first.code() + " (" + first.codeName()
         + ")" + (missingResource ? " missing builder resource" : "") + "; refs=" + refsAfterSet
         + "; progress events=" + events.size();
+  }
+
+  /** The real bridge: TensorRT's own messages through TensorRtLogger into the pipeline. */
+  private String loggerBridge() throws Exception {
+    logger(); // TensorRT loaded
+    List<TrtLogEvent> runtimeEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<TrtLogEvent> scoped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    TrtLogPipeline pipeline = TrtLogPipeline.builder().runtimeLevel(TrtSeverity.INFO).onEvent(runtimeEvents::add).build();
+    TensorRtLogger trtLogger = TensorRtLogger.create(pipeline);
+    String inRequest;
+    try (TrtLogPipeline.Scope scope = pipeline.openScope("build:bridge-check", scoped::add)) {
+      IBuilder b = RequestContext.with("req-gpucheck-1").call(() -> nvinfer.createInferBuilder(trtLogger));
+      TensorRtObjects.destroy(b);
+    }
+    inRequest = scoped.stream().map(e -> e.requestId() + " " + e.kind().wireName()).distinct().reduce((a, x) -> a + ", " + x).orElse("");
+    trtLogger.close();
+    for (TrtLogEvent e : scoped) {
+      System.out.println("   EVENT " + e.severity() + " " + e.kind().wireName() + " req=" + e.requestId() + " scope=" + e.scope()
+          + " thread=" + e.threadName() + " | " + e.message());
+    }
+    if (scoped.isEmpty()) {
+      throw new Fail("no TensorRT message reached the pipeline; stats " + pipeline.stats());
+    }
+    boolean attributed = scoped.stream().allMatch(e -> "req-gpucheck-1".equals(e.requestId()));
+    if (!attributed) {
+      throw new Fail("messages on the request's thread were not attributed to it: " + inRequest);
+    }
+    return scoped.size() + " real messages captured, all attributed to req-gpucheck-1 (" + inRequest + "); stats "
+        + pipeline.stats();
+  }
+
+  /** The traced build on the H200: fails for the missing builder resource, and the report says why. */
+  private String tracedBuild() throws Exception {
+    logger();
+    List<TrtLogEvent> audit = new java.util.concurrent.CopyOnWriteArrayList<>();
+    TrtLogPipeline pipeline = TrtLogPipeline.builder().buildAudit(audit::add).build();
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("trtrace-gpucheck");
+    java.nio.file.Path plan = dir.resolve("tiny.plan");
+    TracedBuilder.Result result;
+    try (TracedBuilder tb = TracedBuilder.create(pipeline).progressBar(System.out)) {
+      IBuilder builder = tb.builder();
+      INetworkDefinition network = builder.createNetworkV2(0);
+      ITensor input = network.addInput("input", nvinfer.DataType.kFLOAT, new Dims4(1, 3, 16, 16));
+      ITensor relu = network.addActivation(input, nvinfer.ActivationType.kRELU).getOutput(0);
+      ITensor sum = network.addElementWise(relu, input, nvinfer.ElementWiseOperation.kSUM).getOutput(0);
+      sum.setName("output");
+      network.markOutput(sum);
+      IBuilderConfig config = builder.createBuilderConfig();
+      config.setFlag(nvinfer.BuilderFlag.kFP16);
+      result = tb.build("gpucheck-tiny", network, config, plan);
+      TensorRtObjects.destroy(config);
+      TensorRtObjects.destroy(network);
+    }
+    java.nio.file.Path reportFile = TracedBuilder.reportPath(plan);
+    String json = java.nio.file.Files.readString(reportFile);
+    System.out.println("   " + reportFile + ":");
+    System.out.println(json);
+    BuildReport back = BuildReport.read(reportFile);
+    System.out.println("   build audit channel got " + audit.size() + " events");
+    if (result.succeeded()) {
+      builderDiagnosis = "";
+      return "engine built: " + back.engineLayerCount() + " engine layers, fusion rate " + back.fusionRate();
+    }
+    if (back.diagnosis() == null) {
+      throw new Fail("failed build without diagnosis");
+    }
+    builderDiagnosis = "skipped: " + back.diagnosis().summary();
+    return "status=" + back.status().wireName() + ", " + back.errors().size() + " error(s), diagnosis: "
+        + back.diagnosis().summary() + "; report read back equal=" + back.equals(result.report());
   }
 
   private String deserializeJunk() throws Exception {

@@ -14,6 +14,9 @@ final class ShimNative {
    */
   static native String[] profilerDrain(long handle, int knownNames, int[] ids, float[] ms, long[] counts);
 
+  /** {@code delete} of a TensorRT 10 API object through its virtual destructor (see the C++ source). */
+  static native void deleteTensorRtObject(long address);
+
   static native long recorderCreate(int capacity);
 
   static native void recorderFree(long handle);

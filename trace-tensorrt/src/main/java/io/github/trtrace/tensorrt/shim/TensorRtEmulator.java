@@ -115,7 +115,22 @@ public final class TensorRtEmulator {
     }
   }
 
+  /**
+   * Calls {@code ILogger::log(severity, message)} {@code calls} times on the native object at
+   * {@code loggerAddress} (e.g. a JavaCPP {@code ILogger} subclass's {@code address()}), from native
+   * code as TensorRT does; returns the elapsed nanoseconds.
+   */
+  public static long logCalls(long loggerAddress, int severity, String message, int calls) {
+    if (loggerAddress == 0) {
+      throw new IllegalArgumentException("null logger address");
+    }
+    NativeShim.load();
+    return logCalls0(loggerAddress, severity, message, calls);
+  }
+
   private static native void reportLayerTimes(long profiler, String[] names, float[] ms, int rounds);
+
+  private static native long logCalls0(long logger, int severity, String message, int calls);
 
   private static native boolean reportError(long recorder, int code, String desc);
 

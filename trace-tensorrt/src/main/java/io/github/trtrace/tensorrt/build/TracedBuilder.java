@@ -1,0 +1,304 @@
+package io.github.trtrace.tensorrt.build;
+
+import io.github.trtrace.tensorrt.doctor.DoctorFacts;
+import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
+import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.log.TensorRtLogger;
+import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.log.TrtLogPipeline;
+import io.github.trtrace.tensorrt.shim.ProgressBar;
+import io.github.trtrace.tensorrt.shim.ProgressEvent;
+import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
+import io.github.trtrace.tensorrt.shim.ShimProgressMonitor;
+import io.github.trtrace.tensorrt.shim.TensorRtObjects;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.tensorrt.global.nvinfer;
+import org.bytedeco.tensorrt.nvinfer.IBuilder;
+import org.bytedeco.tensorrt.nvinfer.IBuilderConfig;
+import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
+import org.bytedeco.tensorrt.nvinfer.IEngineInspector;
+import org.bytedeco.tensorrt.nvinfer.IHostMemory;
+import org.bytedeco.tensorrt.nvinfer.INetworkDefinition;
+import org.bytedeco.tensorrt.nvinfer.IRuntime;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@link IBuilder} whose builds leave a {@link BuildReport}: TensorRT's log during the build
+ * (VERBOSE included, captured into the report without being printed), errors from an error
+ * recorder attached to the builder (with a recorder attached TensorRT reports errors there and
+ * not to the logger), phases from a progress monitor (optionally drawn as a console progress bar;
+ * {@link #cancel()} stops a running build), the engine read back with {@code IEngineInspector} at
+ * {@code DETAILED} profiling verbosity, and the environment from {@link TensorRtDoctor}. A failed
+ * build yields a report with {@code status: failed} and a {@link BuildFailureDiagnosis}.
+ *
+ * <pre>{@code
+ * TrtLogPipeline pipeline = TrtLogPipeline.builder().build();
+ * try (TracedBuilder tb = TracedBuilder.create(pipeline)) {
+ *   IBuilder builder = tb.builder();
+ *   INetworkDefinition network = builder.createNetworkV2(0);   // ... populate, or parse ONNX
+ *   IBuilderConfig config = builder.createBuilderConfig();
+ *   config.setFlag(nvinfer.BuilderFlag.kFP16);
+ *   BuildReport report = tb.build("llama-8b", network, config, Path.of("llama-8b.plan")).report();
+ *   // llama-8b.plan and llama-8b.plan.build.json are written; report.status() says how it went
+ * }
+ * }</pre>
+ */
+public final class TracedBuilder implements AutoCloseable {
+
+  /** What a build produced: the report, and the plan when the build succeeded. */
+  public record Result(BuildReport report, byte @Nullable [] plan) {
+    public boolean succeeded() {
+      return report.status() == BuildReport.Status.SUCCESS;
+    }
+  }
+
+  private final TrtLogPipeline pipeline;
+  private final TensorRtLogger logger;
+  private final ShimErrorRecorder recorder;
+  private final IBuilder builder;
+  private final DoctorFacts environment;
+  private volatile @Nullable ShimProgressMonitor running;
+  private @Nullable PrintStream progressOut;
+
+  private TracedBuilder(TrtLogPipeline pipeline) {
+    this.pipeline = pipeline;
+    this.environment = TensorRtDoctor.probe();
+    this.logger = TensorRtLogger.create(pipeline);
+    this.recorder = ShimErrorRecorder.create();
+    IBuilder b = nvinfer.createInferBuilder(logger);
+    if (b == null || b.isNull()) {
+      recorder.close();
+      logger.close();
+      throw new IllegalStateException(
+          "createInferBuilder returned null: TensorRT could not initialise (see the log above;"
+              + " TensorRtDoctor.main prints what is missing)");
+    }
+    this.builder = b;
+    builder.setErrorRecorder(recorder.asTensorRt());
+  }
+
+  /** Creates the TensorRT builder, its logger bridge and its error recorder. */
+  public static TracedBuilder create(TrtLogPipeline pipeline) {
+    return new TracedBuilder(Objects.requireNonNull(pipeline, "pipeline"));
+  }
+
+  /** The TensorRT builder, for creating networks and configs. Owned by this object. */
+  public IBuilder builder() {
+    return builder;
+  }
+
+  /** Draws a one-line progress bar on {@code out} while a build runs (e.g. {@code System.err}). */
+  public TracedBuilder progressBar(@Nullable PrintStream out) {
+    this.progressOut = out;
+    return this;
+  }
+
+  /** Asks the running build to stop at its next step; the build then fails (cancelled). */
+  public void cancel() {
+    ShimProgressMonitor m = running;
+    if (m != null) {
+      m.cancel();
+    }
+  }
+
+  /**
+   * Builds {@code network} with {@code config} and reports on it. When {@code planPath} is given,
+   * the plan (on success) and {@code <planPath>.build.json} (always) are written.
+   *
+   * @throws IOException when the plan or the report cannot be written
+   */
+  public Result build(String modelName, INetworkDefinition network, IBuilderConfig config, @Nullable Path planPath)
+      throws IOException {
+    List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
+    List<ProgressEvent> progress = new ArrayList<>();
+    ShimProgressMonitor monitor = ShimProgressMonitor.create();
+    config.setProfilingVerbosity(nvinfer.ProfilingVerbosity.kDETAILED);
+    config.setProgressMonitor(monitor.asTensorRt());
+    recorder.drain(); // errors of earlier calls are not this build's
+    running = monitor;
+    ProgressPrinter printer = progressOut == null ? null : new ProgressPrinter(monitor, progressOut, progress);
+    long t0 = System.nanoTime();
+    long t1;
+    IHostMemory plan;
+    try (TrtLogPipeline.Scope scope = pipeline.openScope("build:" + modelName, events::add)) {
+      if (printer != null) {
+        printer.start();
+      }
+      plan = builder.buildSerializedNetwork(network, config);
+    } finally {
+      t1 = System.nanoTime();
+      if (printer != null) {
+        printer.finish();
+      }
+      running = null;
+      config.setProgressMonitor(null);
+      progress.addAll(monitor.drain());
+      monitor.close();
+    }
+    List<RecordedError> errors = recorder.drain();
+    BuildReport.Builder r = environment(modelName, config, network).buildMs((t1 - t0) / 1e6);
+    BuildPhases.topLevel(progress, t1).forEach(p -> r.phase(p.name(), p.ms()));
+    List<TrtLogEvent> log = List.copyOf(events);
+    byte[] bytes = null;
+    BuildReport report;
+    if (plan == null || plan.isNull() || plan.size() == 0) {
+      BuildReport failed = BuildReport.failed(modelName, log, errors);
+      report = r.status(BuildReport.Status.FAILED).fromBuildLog(log, errors).diagnosis(failed.diagnosis()).build();
+    } else {
+      try {
+        bytes = new byte[Math.toIntExact(plan.size())];
+        new BytePointer(plan.data()).capacity(plan.size()).get(bytes);
+      } finally {
+        TensorRtObjects.destroy(plan);
+      }
+      r.fromBuildLog(log, errors).plan(bytes);
+      inspect(bytes, r);
+      report = r.build();
+    }
+    if (planPath != null) {
+      if (bytes != null) {
+        Files.write(planPath, bytes);
+      }
+      report.write(reportPath(planPath));
+    }
+    return new Result(report, bytes);
+  }
+
+  /** {@code <plan>.build.json} beside the plan. */
+  public static Path reportPath(Path planPath) {
+    return planPath.resolveSibling(planPath.getFileName() + ".build.json");
+  }
+
+  private BuildReport.Builder environment(String modelName, IBuilderConfig config, INetworkDefinition network) {
+    BuildReport.Builder r = BuildReport.builder(modelName).createdAt(Instant.now())
+        .tensorrtVersion(environment.tensorrtVersion())
+        .gpu(environment.gpuName(), environment.computeCapability())
+        .driverVersion(environment.driverVersion())
+        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : cudaVersion(environment.cudaRuntimeVersion()))
+        .optimizationLevel(config.getBuilderOptimizationLevel())
+        .networkLayerCount(network.getNbLayers())
+        .stronglyTyped(network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
+    String precision = "fp32";
+    for (nvinfer.BuilderFlag f : nvinfer.BuilderFlag.values()) {
+      if (config.getFlag(f)) {
+        String name = f.name().substring(1); // kFP16 -> FP16
+        r.builderFlag(name);
+        switch (name) {
+          case "FP4": case "INT4": case "FP8": case "INT8": case "BF16": case "FP16":
+            precision = lowestPrecision(precision, name);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    return r.precision(precision);
+  }
+
+  /** The narrowest precision the flags allow, which is the one the report names. */
+  private static String lowestPrecision(String current, String flag) {
+    List<String> order = List.of("FP4", "INT4", "FP8", "INT8", "BF16", "FP16", "fp32");
+    String c = current.equals("fp32") ? "fp32" : current.toUpperCase(java.util.Locale.ROOT);
+    return order.indexOf(flag) < order.indexOf(c) ? flag.toLowerCase(java.util.Locale.ROOT) : current;
+  }
+
+  private static String cudaVersion(int v) {
+    return (v / 1000) + "." + (v % 1000) / 10;
+  }
+
+  /** Deserialises the plan and reads the engine back with the inspector. */
+  private void inspect(byte[] bytes, BuildReport.Builder r) {
+    IRuntime runtime = nvinfer.createInferRuntime(logger);
+    ICudaEngine engine = null;
+    IEngineInspector inspector = null;
+    try {
+      runtime.setErrorRecorder(recorder.asTensorRt());
+      BytePointer data = new BytePointer(bytes);
+      engine = runtime.deserializeCudaEngine(data, bytes.length);
+      data.close();
+      if (engine == null || engine.isNull()) {
+        r.warning("trtrace: the plan could not be deserialised for inspection: "
+            + recorder.drain().stream().map(RecordedError::description).reduce((a, b) -> a + "; " + b).orElse("no error reported"));
+        return;
+      }
+      r.deviceMemoryBytes(engine.getDeviceMemorySizeV2());
+      inspector = engine.createEngineInspector();
+      String json = inspector.getEngineInformation(nvinfer.LayerInformationFormat.kJSON);
+      if (json != null) {
+        r.inspection(EngineInspection.parse(json));
+      }
+    } finally {
+      TensorRtObjects.destroy(inspector);
+      TensorRtObjects.destroy(engine);
+      TensorRtObjects.destroy(runtime);
+    }
+  }
+
+  /** Releases the builder, then the recorder and the logger (reverse order of creation). */
+  @Override
+  public void close() {
+    TensorRtObjects.destroy(builder);
+    recorder.close();
+    logger.close();
+  }
+
+  /** Drains the monitor while the build runs and redraws the bar; keeps the drained events. */
+  private static final class ProgressPrinter extends Thread {
+    private final ShimProgressMonitor monitor;
+    private final PrintStream out;
+    private final List<ProgressEvent> sink;
+    private final ProgressBar bar = ProgressBar.create(40);
+    private volatile boolean done;
+
+    ProgressPrinter(ShimProgressMonitor monitor, PrintStream out, List<ProgressEvent> sink) {
+      super("trtrace-build-progress");
+      setDaemon(true);
+      this.monitor = monitor;
+      this.out = out;
+      this.sink = sink;
+    }
+
+    @Override
+    public void run() {
+      while (!done) {
+        drawOnce();
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    private synchronized void drawOnce() {
+      List<ProgressEvent> events = monitor.drain();
+      if (!events.isEmpty()) {
+        sink.addAll(events);
+        bar.acceptAll(events);
+        out.print("\r" + bar.render());
+        out.flush();
+      }
+    }
+
+    void finish() {
+      done = true;
+      interrupt();
+      try {
+        join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      drawOnce();
+      out.println();
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package io.github.trtrace.tensorrt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.log.TrtLogPipeline;
+import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The traced engine's request orchestration, through the slot seam (no CUDA in CI). */
+class TracedExecutionTest {
+
+  /** A slot standing in for an execution context: what TensorRT would report is scripted. */
+  static final class ScriptedSlot implements ExecutionSlot<String> {
+    final String name;
+    final List<RecordedError> pendingErrors = new ArrayList<>();
+    boolean launchResult = true;
+    boolean profiling;
+    int launches;
+    int profiledLaunches;
+    boolean closed;
+
+    ScriptedSlot(String name) {
+      this.name = name;
+    }
+
+    @Override public String context() { return name; }
+    @Override public void profiling(boolean enabled) { profiling = enabled; }
+
+    @Override
+    public boolean launch() {
+      launches++;
+      if (profiling) {
+        profiledLaunches++;
+      }
+      return launchResult;
+    }
+
+    @Override public void synchronize() {}
+    @Override public double gpuMs() { return 2.5; }
+
+    @Override
+    public void drainLayers(LayerSampleConsumer consumer) {
+      consumer.accept("attn_qkv + softmax", 1.0f);
+      consumer.accept("mlp", 0.5f);
+      consumer.accept("attn_qkv + softmax", 0.25f);
+    }
+
+    @Override
+    public List<RecordedError> drainErrors() {
+      List<RecordedError> out = List.copyOf(pendingErrors);
+      pendingErrors.clear();
+      return out;
+    }
+
+    @Override public void close() { closed = true; }
+  }
+
+  private final InMemorySink sink = InMemorySink.create();
+  private InferenceTracer tracer;
+
+  @BeforeEach
+  void setUp() {
+    tracer = InferenceTracer.builder().sink(sink).build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    tracer.close();
+  }
+
+  private InferenceRecord record(String id) {
+    tracer.flush().join();
+    return sink.findByRequestId(id).orElseThrow();
+  }
+
+  @Test
+  void aSuccessfulLaunchAddsGpuTimeTheFingerprintAndReturnsTheContext() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), "fp-1", Duration.ofSeconds(1));
+    List<String> bound = new ArrayList<>();
+    try (InferenceTrace t = tracer.start("m", "req-ok")) {
+      assertThat(exec.infer(t, bound::add)).isTrue();
+    }
+    InferenceRecord r = record("req-ok");
+    assertThat(bound).containsExactly("ctx0");
+    assertThat(r.status()).isEqualTo(Status.SUCCESS);
+    assertThat(r.gpuMs()).isEqualTo(2.5);
+    assertThat(r.inferMs()).isNotNaN();
+    assertThat(r.engineFingerprint()).isEqualTo("fp-1");
+    assertThat(r.layers()).isEmpty();
+    assertThat(exec.stats().inUse()).isZero();
+  }
+
+  @Test
+  void errorsRecordedOnTheContextBecomeTheRequestsErrorTypeAndEvents() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    slot.launchResult = false;
+    slot.pendingErrors.add(new RecordedError(3,
+        "IExecutionContext::enqueueV3: Error Code 3: API Usage Error (Parameter check failed, condition: nullPtrAllowed.)"));
+    try (InferenceTrace t = tracer.start("m", "req-bad")) {
+      assertThat(exec.infer(t, c -> {})).isFalse();
+    }
+    try (InferenceTrace t = tracer.start("m", "req-next")) {
+      slot.launchResult = true;
+      assertThat(exec.infer(t, c -> {})).isTrue();
+    }
+    InferenceRecord bad = record("req-bad");
+    assertThat(bad.status()).isEqualTo(Status.ERROR);
+    assertThat(bad.errorType()).isEqualTo("tensorrt.kINVALID_ARGUMENT");
+    assertThat(bad.events()).singleElement().satisfies(e -> {
+      assertThat(e.kind()).startsWith("tensorrt.");
+      assertThat(e.severity()).isEqualTo("error");
+      assertThat(e.message()).contains("Error Code 3");
+    });
+    // the next request on the same context is not blamed for the earlier error
+    assertThat(record("req-next").status()).isEqualTo(Status.SUCCESS);
+  }
+
+  @Test
+  void aRefusedLaunchWithoutRecordedErrorIsStillAnError() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    slot.launchResult = false;
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    try (InferenceTrace t = tracer.start("m", "req-refused")) {
+      exec.infer(t, c -> {});
+    }
+    assertThat(record("req-refused").errorType()).isEqualTo("tensorrt.enqueue_failed");
+    assertThat(record("req-refused").gpuMs()).isNaN();
+  }
+
+  @Test
+  void profiledRequestsCarryTheLayerTableAndTheProfilerIsRemovedAfterwards() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec = new TracedExecution<>(
+        List.of(slot), ProfilingPolicy.builder().sampleRate(1.0).build(), null, Duration.ofSeconds(1));
+    try (InferenceTrace t = tracer.start("m", "req-prof")) {
+      exec.infer(t, c -> {});
+    }
+    InferenceRecord r = record("req-prof");
+    assertThat(r.layers()).extracting(InferenceRecord.LayerTime::name)
+        .containsExactly("attn_qkv + softmax", "mlp");
+    assertThat(r.layers().get(0).ms()).isEqualTo(1.25);
+    assertThat(r.layers().get(0).invocations()).isEqualTo(2);
+    assertThat(slot.profiledLaunches).isEqualTo(1);
+    assertThat(slot.profiling).isFalse();
+  }
+
+  @Test
+  void aBinderFailureIsRecordedRethrownAndTheContextReturned() {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    InferenceTrace t = tracer.start("m", "req-bind");
+    assertThatThrownBy(() -> exec.infer(t, c -> { throw new IllegalArgumentException("shape"); }))
+        .isInstanceOf(IllegalArgumentException.class);
+    t.close();
+    assertThat(record("req-bind").errorType()).isEqualTo("java.lang.IllegalArgumentException");
+    assertThat(slot.launches).isZero();
+    assertThat(exec.stats().inUse()).isZero();
+  }
+
+  @Test
+  void runtimeLogEventsReachTheTraceOfTheRequestRunningOnThatThread() throws Exception {
+    TrtLogPipeline pipeline = TrtLogPipeline.builder().build();
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    pipeline.onEvent(exec.eventListener());
+    RequestContext.with("req-logged").run(() -> {
+      try (InferenceTrace t = tracer.start("m")) {
+        exec.infer(t, c -> pipeline.log(2, "[MemUsageChange] TensorRT-managed allocation in IExecutionContext"));
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    // a message outside any running request is not attached anywhere
+    pipeline.log(2, "[MemUsageChange] unrelated");
+    InferenceRecord r = record("req-logged");
+    assertThat(r.events()).singleElement().satisfies(e -> assertThat(e.message()).contains("IExecutionContext"));
+  }
+
+  @Test
+  void concurrentRequestsNeverShareAContextAndEachGetsItsOwnRecord() throws Exception {
+    List<ScriptedSlot> slots = List.of(new ScriptedSlot("a"), new ScriptedSlot("b"));
+    TracedExecution<String> exec =
+        new TracedExecution<>(slots, ProfilingPolicy.never(), null, Duration.ofSeconds(10));
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    List<Future<?>> fs = new ArrayList<>();
+    java.util.Set<String> inUse = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicBoolean shared = new java.util.concurrent.atomic.AtomicBoolean();
+    for (int i = 0; i < 200; i++) {
+      String id = "req-c-" + i;
+      fs.add(pool.submit(() -> {
+        try (InferenceTrace t = tracer.start("m", id)) {
+          exec.infer(t, c -> {
+            if (!inUse.add(c)) {
+              shared.set(true);
+            }
+            Thread.yield();
+            inUse.remove(c);
+          });
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get(30, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    tracer.flush().join();
+    assertThat(shared).isFalse();
+    assertThat(sink.records()).hasSize(200);
+    assertThat(exec.stats().borrows()).isEqualTo(200);
+  }
+}
