@@ -9,6 +9,7 @@ import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
+import io.github.trtrace.tensorrt.doctor.DoctorReport;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.shim.NativeShim;
@@ -163,10 +164,10 @@ public final class GpuCheck {
   // ------------------------------------------------------------------------------------------------ checks
 
   private String doctor() {
-    String text = TensorRtDoctor.report(false);
-    System.out.print(text);
-    System.out.println(TensorRtDoctor.report(true));
-    return "report printed above";
+    DoctorReport report = TensorRtDoctor.report();
+    System.out.println(report.toText());
+    System.out.println(report.toJson());
+    return "report printed above, overall " + report.worst();
   }
 
   private String shimLoad() throws Exception {

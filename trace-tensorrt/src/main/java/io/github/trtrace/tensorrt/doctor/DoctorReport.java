@@ -10,7 +10,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The doctor's findings, as aligned text for a terminal and as JSON.
+ * The doctor's findings (and the facts they were derived from), as aligned text for a terminal and as
+ * JSON.
  *
  * <pre>{@code
  * DoctorReport report = DoctorAdvice.evaluate(facts);
@@ -46,20 +47,41 @@ public final class DoctorReport {
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
 
+  private final @Nullable DoctorFacts facts;
   private final List<Finding> findings;
 
-  private DoctorReport(List<Finding> findings) {
+  private DoctorReport(@Nullable DoctorFacts facts, List<Finding> findings) {
+    this.facts = facts;
     this.findings = List.copyOf(findings);
   }
 
-  /** A report of {@code findings}, in order. */
+  /** A report of {@code findings}, in order, without facts. */
   public static DoctorReport of(List<Finding> findings) {
-    return new DoctorReport(Objects.requireNonNull(findings, "findings"));
+    return new DoctorReport(null, Objects.requireNonNull(findings, "findings"));
+  }
+
+  /** A report of {@code findings}, in order, derived from {@code facts}. */
+  public static DoctorReport of(DoctorFacts facts, List<Finding> findings) {
+    return new DoctorReport(Objects.requireNonNull(facts, "facts"), Objects.requireNonNull(findings, "findings"));
+  }
+
+  /** The facts the findings were derived from, or null when the report was made from findings alone. */
+  public @Nullable DoctorFacts facts() {
+    return facts;
   }
 
   /** The findings, in check order. */
   public List<Finding> findings() {
     return findings;
+  }
+
+  /** The process exit code for {@link #worst()}: 0 for OK (and SKIP), 1 for WARN, 2 for FAIL. */
+  public int exitCode() {
+    return switch (worst()) {
+      case OK, SKIP -> 0;
+      case WARN -> 1;
+      case FAIL -> 2;
+    };
   }
 
   /** The worst status (FAIL over WARN over SKIP over OK); OK when empty. */
@@ -90,12 +112,19 @@ public final class DoctorReport {
     return sb.toString();
   }
 
-  /** JSON: {@code {"overall":"OK","findings":[{"check","status","detail","advice"}]}}. */
+  /**
+   * JSON: {@code {"overall":"OK","facts":{...},"findings":[{"check","status","detail","advice"}]}}; {@code
+   * facts} (java_version, platform, tensorrt, cuda, gpus, builder_resource, nvml, native_shim) is present
+   * when the report was derived from facts.
+   */
   public String toJson() {
     StringWriter w = new StringWriter();
     try (JsonGenerator g = JSON.createGenerator(w)) {
       g.writeStartObject();
       g.writeStringField("overall", worst().name());
+      if (facts != null) {
+        writeFacts(g, facts);
+      }
       g.writeArrayFieldStart("findings");
       for (Finding f : findings) {
         g.writeStartObject();
@@ -111,6 +140,61 @@ public final class DoctorReport {
       throw new UncheckedIOException(e);
     }
     return w.toString();
+  }
+
+  private static void writeFacts(JsonGenerator g, DoctorFacts f) throws IOException {
+    g.writeObjectFieldStart("facts");
+    g.writeStringField("java_version", f.javaVersion());
+    g.writeStringField("platform", f.platform());
+    g.writeObjectFieldStart("tensorrt");
+    g.writeStringField("version", f.tensorrtVersion());
+    g.writeStringField("load_error", f.tensorrtLoadError());
+    g.writeEndObject();
+    g.writeObjectFieldStart("cuda");
+    g.writeNumberField("runtime_version", f.cudaRuntimeVersion());
+    g.writeNumberField("driver_version", f.cudaDriverVersion());
+    g.writeStringField("nvidia_driver", f.driverVersion());
+    g.writeStringField("error", f.cudaError());
+    g.writeEndObject();
+    g.writeArrayFieldStart("gpus");
+    for (DoctorFacts.Gpu gpu : f.gpus()) {
+      g.writeStartObject();
+      g.writeNumberField("index", gpu.index());
+      g.writeStringField("name", gpu.name());
+      g.writeStringField("compute_capability", gpu.computeCapability());
+      g.writeStringField("sm", gpu.sm());
+      g.writeNumberField("memory_mib", gpu.memoryMiB());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeObjectFieldStart("builder_resource");
+    g.writeStringField("file", f.builderResourceFile());
+    writeBoolean(g, "present", f.builderResourcePresent());
+    g.writeStringField("path", f.builderResourcePath());
+    g.writeArrayFieldStart("searched");
+    for (String dir : f.builderResourceSearched()) {
+      g.writeString(dir);
+    }
+    g.writeEndArray();
+    g.writeStringField("load_error", f.builderResourceLoadError());
+    g.writeEndObject();
+    g.writeObjectFieldStart("nvml");
+    writeBoolean(g, "available", f.nvmlAvailable());
+    g.writeStringField("detail", f.nvmlDetail());
+    g.writeEndObject();
+    g.writeObjectFieldStart("native_shim");
+    writeBoolean(g, "loadable", f.nativeShimLoadable());
+    g.writeStringField("detail", f.nativeShimDetail());
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  private static void writeBoolean(JsonGenerator g, String name, @Nullable Boolean value) throws IOException {
+    if (value == null) {
+      g.writeNullField(name);
+    } else {
+      g.writeBooleanField(name, value);
+    }
   }
 
   @Override
