@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** Classes of the pure-Java packages allowed to touch JavaCPP, by name. */
   static final Set<String> ALLOWED_CLASSES = Set.of(
-      "io.github.trtrace.tensorrt.log.TensorRtLogger", "io.github.trtrace.tensorrt.doctor.TensorRtDoctor");
+      "io.github.trtrace.tensorrt.log.TensorRtLogger",
+      "io.github.trtrace.tensorrt.doctor.TensorRtDoctor",
+      "io.github.trtrace.tensorrt.build.TracedBuilder",
+      "io.github.trtrace.tensorrt.engine.TracedEngine");
   /** Packages of the native side (shim, NVML, CUDA timing), JavaCPP by nature. */
   static final Set<String> NATIVE_PACKAGES = Set.of(
       "io.github.trtrace.tensorrt.shim", "io.github.trtrace.tensorrt.nvml", "io.github.trtrace.tensorrt.cuda");

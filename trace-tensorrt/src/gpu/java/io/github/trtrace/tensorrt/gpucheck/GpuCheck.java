@@ -67,20 +67,16 @@ public final class GpuCheck {
   private final List<Row> rows = new ArrayList<>();
   private final List<String> logLines = new CopyOnWriteArrayList<>();
   private String gpuName = "?";
-  private CapturingLogger logger; // null until TensorRT loaded
+  private TensorRtLogger logger; // null until TensorRT loaded
   private String builderDiagnosis = "";
 
-  /** A logger of our own: TensorRtLogger lives on another branch. Keeps severity|thread|message. */
-  private final class CapturingLogger extends ILogger {
-    @Override
-    public void log(ILogger.Severity severity, String msg) {
-      try {
-        logLines.add(severity.intern().name() + "|" + Thread.currentThread().getName() + "|" + msg);
-      } catch (RuntimeException e) {
-        // never throw into TensorRT
-      }
-    }
-  }
+  /**
+   * The process's one TensorRT logger (TensorRT keeps the first logger it is given): the bridge under
+   * test. Every event, build-scoped or not, is kept as severity|thread|message for the log dump.
+   */
+  private TrtLogPipeline pipeline;
+  /** The pipeline's build-audit channel: every event inside a build scope. */
+  private final List<TrtLogEvent> buildAudit = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public static void main(String[] args) {
     new GpuCheck().run();
@@ -183,7 +179,12 @@ public final class GpuCheck {
   private String tensorRtLoad() {
     long t0 = System.nanoTime();
     Loader.load(nvinfer.class);
-    logger = new CapturingLogger();
+    pipeline = TrtLogPipeline.builder()
+        .runtimeLevel(TrtSeverity.VERBOSE) // the check wants every line (and shows the one-time warning)
+        .buildAudit(buildAudit::add)
+        .onEvent(e -> logLines.add("k" + e.severity().name() + "|" + e.threadName() + "|" + e.message()))
+        .build();
+    logger = TensorRtLogger.create(pipeline);
     int v = nvinfer.getInferLibVersion();
     return "TensorRT " + (v / 10000) + "." + (v / 100 % 100) + "." + (v % 100) + " loaded in "
         + (System.nanoTime() - t0) / 1_000_000 + " ms";
@@ -226,8 +227,8 @@ public final class GpuCheck {
     }
   }
 
-  private CapturingLogger logger() throws Fail {
-    CapturingLogger l = logger;
+  private TensorRtLogger logger() throws Fail {
+    TensorRtLogger l = logger;
     if (l == null) {
       throw new Fail("TensorRT did not load (see above)");
     }
@@ -235,7 +236,7 @@ public final class GpuCheck {
   }
 
   private String build() throws Exception {
-    CapturingLogger logger = logger();
+    TensorRtLogger logger = logger();
     long t0 = System.nanoTime();
     IBuilder builder = nvinfer.createInferBuilder(logger);
     long createMs = (System.nanoTime() - t0) / 1_000_000;
@@ -299,18 +300,14 @@ public final class GpuCheck {
 
   /** The real bridge: TensorRT's own messages through TensorRtLogger into the pipeline. */
   private String loggerBridge() throws Exception {
-    logger(); // TensorRT loaded
-    List<TrtLogEvent> runtimeEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+    TensorRtLogger trtLogger = logger();
     List<TrtLogEvent> scoped = new java.util.concurrent.CopyOnWriteArrayList<>();
-    TrtLogPipeline pipeline = TrtLogPipeline.builder().runtimeLevel(TrtSeverity.INFO).onEvent(runtimeEvents::add).build();
-    TensorRtLogger trtLogger = TensorRtLogger.create(pipeline);
     String inRequest;
     try (TrtLogPipeline.Scope scope = pipeline.openScope("build:bridge-check", scoped::add)) {
       IBuilder b = RequestContext.with("req-gpucheck-1").call(() -> nvinfer.createInferBuilder(trtLogger));
       TensorRtObjects.destroy(b);
     }
     inRequest = scoped.stream().map(e -> e.requestId() + " " + e.kind().wireName()).distinct().reduce((a, x) -> a + ", " + x).orElse("");
-    trtLogger.close();
     for (TrtLogEvent e : scoped) {
       System.out.println("   EVENT " + e.severity() + " " + e.kind().wireName() + " req=" + e.requestId() + " scope=" + e.scope()
           + " thread=" + e.threadName() + " | " + e.message());
@@ -329,12 +326,12 @@ public final class GpuCheck {
   /** The traced build on the H200: fails for the missing builder resource, and the report says why. */
   private String tracedBuild() throws Exception {
     logger();
-    List<TrtLogEvent> audit = new java.util.concurrent.CopyOnWriteArrayList<>();
-    TrtLogPipeline pipeline = TrtLogPipeline.builder().buildAudit(audit::add).build();
+    List<TrtLogEvent> audit = buildAudit;
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("trtrace-gpucheck");
     java.nio.file.Path plan = dir.resolve("tiny.plan");
     TracedBuilder.Result result;
-    try (TracedBuilder tb = TracedBuilder.create(pipeline).progressBar(System.out)) {
+    buildAudit.clear();
+    try (TracedBuilder tb = TracedBuilder.create(logger()).progressBar(System.out)) {
       IBuilder builder = tb.builder();
       INetworkDefinition network = builder.createNetworkV2(0);
       ITensor input = network.addInput("input", nvinfer.DataType.kFLOAT, new Dims4(1, 3, 16, 16));
@@ -353,7 +350,8 @@ public final class GpuCheck {
     System.out.println("   " + reportFile + ":");
     System.out.println(json);
     BuildReport back = BuildReport.read(reportFile);
-    System.out.println("   build audit channel got " + audit.size() + " events");
+    System.out.println("   build-scoped events captured (VERBOSE included): " + audit.size());
+    audit.forEach(e -> System.out.println("   BUILD-EVENT " + e.severity() + " " + e.kind().wireName() + " scope=" + e.scope() + " | " + e.message()));
     if (result.succeeded()) {
       builderDiagnosis = "";
       return "engine built: " + back.engineLayerCount() + " engine layers, fusion rate " + back.fusionRate();
@@ -367,7 +365,7 @@ public final class GpuCheck {
   }
 
   private String deserializeJunk() throws Exception {
-    CapturingLogger logger = logger();
+    TensorRtLogger logger = logger();
     IRuntime runtime = nvinfer.createInferRuntime(logger);
     ShimErrorRecorder recorder = ShimErrorRecorder.create();
     runtime.setErrorRecorder(recorder.asTensorRt());

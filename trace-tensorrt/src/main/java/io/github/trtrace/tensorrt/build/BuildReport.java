@@ -56,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  * @param phases build phases from the progress monitor
  * @param warnings warning lines logged during the build
  * @param errors errors logged or recorded during the build
+ * @param log every TensorRT line of the build, VERBOSE included, as {@code SEVERITY kind: message}
+ *     (after redaction); captured into the report without being printed
  * @param diagnosis why a failed build failed, null for a success
  * @param engineFingerprint see {@link #fingerprint}
  * @param createdAt when the report was made
@@ -81,6 +83,7 @@ public record BuildReport(
     List<Phase> phases,
     List<String> warnings,
     List<BuildError> errors,
+    List<String> log,
     @Nullable BuildFailureDiagnosis diagnosis,
     @Nullable String engineFingerprint,
     Instant createdAt) {
@@ -166,6 +169,7 @@ public record BuildReport(
     phases = List.copyOf(phases);
     warnings = List.copyOf(warnings);
     errors = List.copyOf(errors);
+    log = List.copyOf(log);
   }
 
   /** A builder for a report on {@code modelName}; status defaults to success. */
@@ -328,6 +332,7 @@ public record BuildReport(
     b.phases.addAll(phases);
     b.warnings.addAll(warnings);
     b.errors.addAll(errors);
+    b.log.addAll(log);
     b.diagnosis = diagnosis;
     b.engineFingerprint = engineFingerprint;
     b.createdAt = createdAt;
@@ -399,6 +404,9 @@ public record BuildReport(
       Map<String, @Nullable Object> e = Json.object(o, "error");
       b.errors.add(new BuildError((int) Json.number(e, "code", -1), Json.string(e, "category"),
           Objects.requireNonNullElse(Json.string(e, "message"), "")));
+    }
+    if (m.containsKey("log")) {
+      b.log.addAll(Json.strings(m, "log"));
     }
     Object d = m.get("diagnosis");
     if (d != null) {
@@ -476,6 +484,7 @@ public record BuildReport(
         g.writeEndObject();
       }
       g.writeEndArray();
+      strings(g, "log", log);
       if (diagnosis == null) {
         g.writeNullField("diagnosis");
       } else {
@@ -533,6 +542,7 @@ public record BuildReport(
     private final List<Phase> phases = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final List<BuildError> errors = new ArrayList<>();
+    private final List<String> log = new ArrayList<>();
     private @Nullable BuildFailureDiagnosis diagnosis;
     private @Nullable String engineFingerprint;
     private Instant createdAt = Instant.now();
@@ -612,6 +622,7 @@ public record BuildReport(
      */
     public Builder fromBuildLog(List<TrtLogEvent> events, List<RecordedError> recorded) {
       for (TrtLogEvent e : events) {
+        log.add(e.severity().name() + ' ' + e.kind().wireName() + ": " + e.message());
         if (e.severity() == TrtSeverity.WARNING) {
           warnings.add(e.message());
         } else if (e.isError()) {
@@ -637,7 +648,7 @@ public record BuildReport(
       int engineLayers = engineLayerCount < 0 && !layers.isEmpty() ? layers.size() : engineLayerCount;
       return new BuildReport(status, modelName, tensorrtVersion, gpu, driverVersion, cudaRuntimeVersion,
           builderFlags, precision, stronglyTyped, optimizationLevel, networkLayerCount, engineLayers,
-          fusedGroups, layers, deviceMemoryBytes, planBytes, buildMs, phases, warnings, errors, diagnosis, fp,
+          fusedGroups, layers, deviceMemoryBytes, planBytes, buildMs, phases, warnings, errors, log, diagnosis, fp,
           createdAt);
     }
   }

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.doctor.DoctorAdvice;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
 import io.github.trtrace.tensorrt.log.RecordedError;
@@ -41,8 +42,8 @@ import org.jspecify.annotations.Nullable;
  * build yields a report with {@code status: failed} and a {@link BuildFailureDiagnosis}.
  *
  * <pre>{@code
- * TrtLogPipeline pipeline = TrtLogPipeline.builder().build();
- * try (TracedBuilder tb = TracedBuilder.create(pipeline)) {
+ * TensorRtLogger logger = TensorRtLogger.create(TrtLogPipeline.builder().build()); // one per process
+ * try (TracedBuilder tb = TracedBuilder.create(logger)) {
  *   IBuilder builder = tb.builder();
  *   INetworkDefinition network = builder.createNetworkV2(0);   // ... populate, or parse ONNX
  *   IBuilderConfig config = builder.createBuilderConfig();
@@ -69,15 +70,14 @@ public final class TracedBuilder implements AutoCloseable {
   private volatile @Nullable ShimProgressMonitor running;
   private @Nullable PrintStream progressOut;
 
-  private TracedBuilder(TrtLogPipeline pipeline) {
-    this.pipeline = pipeline;
+  private TracedBuilder(TensorRtLogger logger) {
+    this.logger = logger;
+    this.pipeline = logger.pipeline();
     this.environment = TensorRtDoctor.probe();
-    this.logger = TensorRtLogger.create(pipeline);
     this.recorder = ShimErrorRecorder.create();
     IBuilder b = nvinfer.createInferBuilder(logger);
     if (b == null || b.isNull()) {
       recorder.close();
-      logger.close();
       throw new IllegalStateException(
           "createInferBuilder returned null: TensorRT could not initialise (see the log above;"
               + " TensorRtDoctor.main prints what is missing)");
@@ -86,9 +86,12 @@ public final class TracedBuilder implements AutoCloseable {
     builder.setErrorRecorder(recorder.asTensorRt());
   }
 
-  /** Creates the TensorRT builder, its logger bridge and its error recorder. */
-  public static TracedBuilder create(TrtLogPipeline pipeline) {
-    return new TracedBuilder(Objects.requireNonNull(pipeline, "pipeline"));
+  /**
+   * Creates the TensorRT builder with {@code logger} (the process's one {@link TensorRtLogger}; it
+   * stays yours and must outlive this object) and an error recorder.
+   */
+  public static TracedBuilder create(TensorRtLogger logger) {
+    return new TracedBuilder(Objects.requireNonNull(logger, "logger"));
   }
 
   /** The TensorRT builder, for creating networks and configs. Owned by this object. */
@@ -179,11 +182,14 @@ public final class TracedBuilder implements AutoCloseable {
   }
 
   private BuildReport.Builder environment(String modelName, IBuilderConfig config, INetworkDefinition network) {
+    // The builder works on the current CUDA device; trtrace does not switch devices, so that is the
+    // first visible GPU unless the application changed it (then the report names GPU 0 regardless).
+    DoctorFacts.Gpu gpu = environment.gpus().isEmpty() ? null : environment.gpus().get(0);
     BuildReport.Builder r = BuildReport.builder(modelName).createdAt(Instant.now())
         .tensorrtVersion(environment.tensorrtVersion())
-        .gpu(environment.gpuName(), environment.computeCapability())
+        .gpu(gpu == null ? null : gpu.name(), gpu == null ? null : gpu.computeCapability())
         .driverVersion(environment.driverVersion())
-        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : cudaVersion(environment.cudaRuntimeVersion()))
+        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()))
         .optimizationLevel(config.getBuilderOptimizationLevel())
         .networkLayerCount(network.getNbLayers())
         .stronglyTyped(network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
@@ -209,10 +215,6 @@ public final class TracedBuilder implements AutoCloseable {
     List<String> order = List.of("FP4", "INT4", "FP8", "INT8", "BF16", "FP16", "fp32");
     String c = current.equals("fp32") ? "fp32" : current.toUpperCase(java.util.Locale.ROOT);
     return order.indexOf(flag) < order.indexOf(c) ? flag.toLowerCase(java.util.Locale.ROOT) : current;
-  }
-
-  private static String cudaVersion(int v) {
-    return (v / 1000) + "." + (v % 1000) / 10;
   }
 
   /** Deserialises the plan and reads the engine back with the inspector. */
@@ -243,12 +245,11 @@ public final class TracedBuilder implements AutoCloseable {
     }
   }
 
-  /** Releases the builder, then the recorder and the logger (reverse order of creation). */
+  /** Releases the builder, then its error recorder (reverse order of creation); not the logger. */
   @Override
   public void close() {
     TensorRtObjects.destroy(builder);
     recorder.close();
-    logger.close();
   }
 
   /** Drains the monitor while the build runs and redraws the bar; keeps the drained events. */

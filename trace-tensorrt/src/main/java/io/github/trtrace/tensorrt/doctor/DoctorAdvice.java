@@ -180,8 +180,8 @@ public final class DoctorAdvice {
     return s == null ? "unknown" : s;
   }
 
-  /** 13000 to {@code 13.0}, 12040 to {@code 12.4}. */
-  static String cudaVersion(int v) {
+  /** A CUDA version number as {@code major.minor}: 13000 to {@code 13.0}, 12040 to {@code 12.4}. */
+  public static String cudaVersion(int v) {
     return (v / 1000) + "." + ((v % 1000) / 10);
   }
 }

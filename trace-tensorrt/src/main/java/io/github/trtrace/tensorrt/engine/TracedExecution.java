@@ -76,6 +76,7 @@ final class TracedExecution<C> implements AutoCloseable {
       boolean profile = profiling.shouldProfile();
       running.put(requestId, trace);
       boolean ok = false;
+      boolean threw = false;
       try {
         slot.profiling(profile);
         trace.beginStage(Stage.INFER);
@@ -96,6 +97,7 @@ final class TracedExecution<C> implements AutoCloseable {
           trace.layers(table.layers());
         }
       } catch (Exception e) {
+        threw = true;
         trace.error(e);
         throw e;
       } finally {
@@ -107,7 +109,7 @@ final class TracedExecution<C> implements AutoCloseable {
         if (!errors.isEmpty()) {
           trace.error("tensorrt." + errors.get(errors.size() - 1).codeName());
           ok = false;
-        } else if (!ok) {
+        } else if (!ok && !threw) {
           trace.error("tensorrt.enqueue_failed");
         }
         if (profile) {

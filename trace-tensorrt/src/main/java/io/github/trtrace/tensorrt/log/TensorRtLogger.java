@@ -35,7 +35,14 @@ public final class TensorRtLogger extends ILogger implements AutoCloseable {
     this.pipeline = pipeline;
   }
 
-  /** A logger forwarding to {@code pipeline}, registered until {@link #close()}. */
+  /**
+   * A logger forwarding to {@code pipeline}, registered until {@link #close()}.
+   *
+   * <p>Create ONE per process and pass it to every builder and runtime: TensorRT 10 keeps the first
+   * logger a process hands to {@code createInferBuilder}/{@code createInferRuntime} and ignores later
+   * ones (seen on the H200: "The logger passed into createInferBuilder differs from one already
+   * registered ... the current new logger is ignored").
+   */
   public static TensorRtLogger create(TrtLogPipeline pipeline) {
     TensorRtLogger logger = new TensorRtLogger(Objects.requireNonNull(pipeline, "pipeline"));
     LIVE.add(logger);
@@ -51,6 +58,11 @@ public final class TensorRtLogger extends ILogger implements AutoCloseable {
     } catch (Throwable t) { // NOPMD: never throw into native code
       failures.incrementAndGet();
     }
+  }
+
+  /** The pipeline this logger forwards to. */
+  public TrtLogPipeline pipeline() {
+    return pipeline;
   }
 
   /** Callbacks that failed before reaching the pipeline (the pipeline counts its own). */

@@ -18,7 +18,7 @@ class BuildReportTest {
   private static final List<String> FIELD_ORDER = List.of("status", "model_name", "tensorrt_version", "gpu",
       "driver_version", "cuda_runtime_version", "builder_flags", "precision", "strongly_typed", "optimization_level",
       "network_layer_count", "engine_layer_count", "fused_groups", "fusion_rate", "layers", "device_memory_bytes",
-      "plan_bytes", "build_ms", "phases", "warnings", "errors", "diagnosis", "engine_fingerprint", "created_at");
+      "plan_bytes", "build_ms", "phases", "warnings", "errors", "log", "diagnosis", "engine_fingerprint", "created_at");
 
   @Test
   void writtenReportReadsBackEqual(@TempDir Path dir) throws Exception {
@@ -40,6 +40,9 @@ class BuildReportTest {
       assertThat(e.code()).isEqualTo(6);
       assertThat(e.category()).isEqualTo("API Usage Error");
     });
+    // the whole build log, VERBOSE included, is captured into the report
+    assertThat(failed.log()).hasSize(6)
+        .contains("VERBOSE builder_resource: Trying to load shared library libnvinfer_builder_resource_sm90.so.10.15.1");
     assertThat(BuildReport.read(failed.toJson())).isEqualTo(failed);
   }
 
