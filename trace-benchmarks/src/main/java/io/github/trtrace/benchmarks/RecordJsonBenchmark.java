@@ -18,7 +18,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** Encoder throughput: one full record (every field set) into a reused buffer, as the file sink does. */
+/**
+ * Encoder throughput: one full record (every field set) into a reused buffer, as the file sink does,
+ * against a named peer in the same JVM: Jackson's streaming {@code JsonGenerator} (jackson-core)
+ * writing the same fields into a reused {@code StringWriter}. The peer does less: by default it
+ * does not escape U+2028/U+2029 or bidi and zero-width controls, and does not bound string lengths.
+ */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
@@ -63,6 +68,48 @@ public class RecordJsonBenchmark {
             .status(Status.ERROR)
             .errorType("java.lang.IllegalStateException: \u0000\u0007 bad")
             .build();
+  }
+
+  private final com.fasterxml.jackson.core.JsonFactory jackson = new com.fasterxml.jackson.core.JsonFactory();
+  private final java.io.StringWriter jacksonOut = new java.io.StringWriter(2048);
+
+  /** Peer: the same record's fields through Jackson's streaming generator. */
+  @Benchmark
+  public int jacksonStreamingPeer() throws java.io.IOException {
+    jacksonOut.getBuffer().setLength(0);
+    InferenceRecord r = full;
+    try (com.fasterxml.jackson.core.JsonGenerator g = jackson.createGenerator(jacksonOut)) {
+      g.writeStartObject();
+      g.writeStringField("timestamp", r.timestamp().toString());
+      g.writeStringField("request_id", r.requestId());
+      g.writeStringField("model_name", r.modelName());
+      g.writeStringField("status", r.status().wireName());
+      g.writeNumberField("latency_ms", r.latencyMs());
+      g.writeStringField("trace_id", r.traceId());
+      g.writeStringField("span_id", r.spanId());
+      g.writeNumberField("input_tokens", r.inputTokens());
+      g.writeNumberField("output_tokens", r.outputTokens());
+      g.writeNumberField("queue_ms", r.queueMs());
+      g.writeNumberField("preprocess_ms", r.preprocessMs());
+      g.writeNumberField("infer_ms", r.inferMs());
+      g.writeNumberField("gpu_ms", r.gpuMs());
+      g.writeNumberField("decode_ms", r.decodeMs());
+      g.writeNumberField("postprocess_ms", r.postprocessMs());
+      g.writeNumberField("ttft_ms", r.ttftMs());
+      g.writeNumberField("tpot_ms", r.tpotMs());
+      g.writeNumberField("gpu_util", r.gpuUtil());
+      g.writeNumberField("gpu_mem_used_mb", r.gpuMemUsedMb());
+      g.writeStringField("engine_fingerprint", r.engineFingerprint());
+      g.writeStringField("sampled_reason", r.sampledReason());
+      g.writeObjectFieldStart("attributes");
+      for (java.util.Map.Entry<String, String> a : r.attributes().entrySet()) {
+        g.writeStringField(a.getKey(), a.getValue());
+      }
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+    jacksonOut.write('\n');
+    return jacksonOut.getBuffer().length();
   }
 
   @Benchmark

@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * The dispatcher: two bounded MPSC array queues (main, and a reserve only priority records use
  * when the main one is full) drained, reserve first, by one daemon worker thread.
  *
- * <p>Hand-off: producers enqueue and unpark the worker only when it has announced that it is about
+ * <p>Hand-off: the idle worker parks for at most the max write delay and then drains what arrived.
+ * Producers unpark it early only when half a batch is waiting and it has announced that it is about
  * to park ({@code workerParked}); the worker re-checks for work after announcing, so a wake-up is
- * never lost and a busy worker is never unparked.
+ * never lost and a busy worker is never unparked. Most offers therefore cost no system call.
  *
  * <p>Sink failures: every {@link Exception} and every {@link Error} a sink throws is counted and
  * logged, and the worker goes on with the next sink and batch, including {@link
@@ -45,7 +46,6 @@ final class DefaultDispatcher implements Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger("io.github.trtrace.dispatch");
   private static final long LOG_INTERVAL_MILLIS = 10_000;
   private static final long DROP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-  private static final long IDLE_PARK_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int BLOCK_SPINS = 64;
   private static final long BLOCK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
@@ -57,6 +57,8 @@ final class DefaultDispatcher implements Dispatcher {
   private final QueueFullPolicy policy;
   private final long blockTimeoutNanos;
   private final long flushIntervalNanos;
+  private final long maxWriteDelayNanos;
+  private final int wakeThreshold;
   private final int batchSize;
   private final Duration closeTimeout;
   private final Thread worker;
@@ -103,6 +105,8 @@ final class DefaultDispatcher implements Dispatcher {
     this.blockTimeoutNanos = b.blockTimeout.toNanos();
     this.flushIntervalNanos = b.flushInterval.toNanos();
     this.batchSize = b.batchSize;
+    this.maxWriteDelayNanos = b.maxWriteDelay.toNanos();
+    this.wakeThreshold = Math.max(1, Math.min(b.batchSize, b.queueCapacity) / 2);
     this.closeTimeout = b.closeTimeout;
     this.worker = new Thread(this::runWorker, THREAD_NAME);
     this.worker.setDaemon(true);
@@ -137,7 +141,9 @@ final class DefaultDispatcher implements Dispatcher {
       return false;
     }
     if (tryEnqueue(record, priority)) {
-      wakeWorker();
+      if (mainQueue.size() >= wakeThreshold) {
+        wakeWorker();
+      }
       return true;
     }
     if (policy == QueueFullPolicy.DROP || Thread.currentThread() == worker) {
@@ -321,7 +327,7 @@ final class DefaultDispatcher implements Dispatcher {
           lastDropCheck = now;
         }
         if (n == 0) {
-          park(dirty ? flushIntervalNanos - (now - lastFlush) : IDLE_PARK_NANOS);
+          park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
         }
       }
       finishOnClose(batch, view);

@@ -17,7 +17,9 @@ import java.util.concurrent.CompletableFuture;
  * flushes and a draining {@link #close(Duration)}.
  *
  * <p>The caller of {@link #offer} does no I/O, takes no lock and allocates nothing; it never waits
- * longer than the block timeout. A sink that throws is counted and skipped for that batch; the
+ * longer than the block timeout. It does not wake the worker for every record either (a wake-up is a
+ * system call): the worker wakes by itself every {@link Builder#maxWriteDelay max write delay}, and
+ * callers wake it early only once half a batch is waiting. A sink that throws is counted and skipped for that batch; the
  * other sinks still receive it. Sinks may record (offer) themselves: such re-entrant offers never
  * wait, they are dropped and counted when the queue is full.
  *
@@ -99,6 +101,7 @@ public interface Dispatcher extends AutoCloseable {
     Duration blockTimeout = Duration.ofMillis(5);
     int batchSize = 512;
     Duration flushInterval = Duration.ofSeconds(1);
+    Duration maxWriteDelay = Duration.ofMillis(20);
     boolean shutdownHook;
     Duration closeTimeout = Duration.ofSeconds(5);
 
@@ -156,6 +159,17 @@ public interface Dispatcher extends AutoCloseable {
     /** The most records handed to a sink in one {@code write}, 1 to 2^20; default 512. */
     public Builder batchSize(int size) {
       batchSize = checkRange("batchSize", size, 1, MAX_BATCH_SIZE);
+      return this;
+    }
+
+    /**
+     * The longest a record waits in the queue before the worker writes it while fewer than half a
+     * batch are waiting, more than 0 and at most 10 s; default 20 ms. Shorter means fresher files,
+     * longer means fewer worker wake-ups. {@link Dispatcher#flush()} and {@code close} do not wait
+     * for it.
+     */
+    public Builder maxWriteDelay(Duration delay) {
+      maxWriteDelay = checkDuration("maxWriteDelay", delay, true, MAX_BLOCK_TIMEOUT);
       return this;
     }
 

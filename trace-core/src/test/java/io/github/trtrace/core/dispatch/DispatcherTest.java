@@ -124,6 +124,29 @@ class DispatcherTest {
   }
 
   @Test
+  void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
+    InMemorySink store = InMemorySink.create();
+    Dispatcher d =
+        Dispatcher.builder().sink(store).batchSize(512).maxWriteDelay(Duration.ofMillis(30)).build();
+    try {
+      // far below half a batch: no caller wakes the worker, its own timer must
+      d.offer(record("req-lone"), false);
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.count() == 1);
+    } finally {
+      d.close();
+    }
+  }
+
+  @Test
+  void maxWriteDelayMustBePositiveAndBounded() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Dispatcher.builder().maxWriteDelay(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxWriteDelay");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Dispatcher.builder().maxWriteDelay(Duration.ofMinutes(1)))
+        .hasMessageContaining("maxWriteDelay");
+  }
+
+  @Test
   void dropCountsAreExactWhenQueueFullAndPolicyIsDrop() throws Exception {
     GatedSink gated = gate();
     Dispatcher d =
