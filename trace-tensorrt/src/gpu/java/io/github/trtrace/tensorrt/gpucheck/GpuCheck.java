@@ -235,6 +235,17 @@ public final class GpuCheck {
     return l;
   }
 
+  /** The network both build checks use: input (1x3x16x16 float) -> ReLU -> + input -> output. */
+  private static INetworkDefinition tinyNetwork(IBuilder builder) {
+    INetworkDefinition network = builder.createNetworkV2(0);
+    ITensor input = network.addInput("input", nvinfer.DataType.kFLOAT, new Dims4(1, 3, 16, 16));
+    ITensor relu = network.addActivation(input, nvinfer.ActivationType.kRELU).getOutput(0);
+    ITensor sum = network.addElementWise(relu, input, nvinfer.ElementWiseOperation.kSUM).getOutput(0);
+    sum.setName("output");
+    network.markOutput(sum);
+    return network;
+  }
+
   private String build() throws Exception {
     TensorRtLogger logger = logger();
     long t0 = System.nanoTime();
@@ -247,12 +258,7 @@ public final class GpuCheck {
     ShimProgressMonitor monitor = ShimProgressMonitor.create();
     builder.setErrorRecorder(recorder.asTensorRt());
     int refsAfterSet = recorder.refCount();
-    INetworkDefinition network = builder.createNetworkV2(0);
-    ITensor input = network.addInput("input", nvinfer.DataType.kFLOAT, new Dims4(1, 3, 16, 16));
-    ITensor relu = network.addActivation(input, nvinfer.ActivationType.kRELU).getOutput(0);
-    ITensor sum = network.addElementWise(relu, input, nvinfer.ElementWiseOperation.kSUM).getOutput(0);
-    sum.setName("output");
-    network.markOutput(sum);
+    INetworkDefinition network = tinyNetwork(builder);
     IBuilderConfig config = builder.createBuilderConfig();
     config.setProgressMonitor(monitor.asTensorRt());
     IProgressMonitor installed = config.getProgressMonitor();
@@ -264,9 +270,18 @@ public final class GpuCheck {
     int nbViaPreset = attached == null ? -1 : attached.getNbErrors();
     List<RecordedError> errors = recorder.drain();
     List<ProgressEvent> events = monitor.drain();
+    int refsAfterBuild = recorder.refCount();
+    long planBytes = plan == null || plan.isNull() ? -1 : plan.size();
+    // Reverse order of creation; the recorder and the monitor outlive what TensorRT calls them from.
+    TensorRtObjects.destroy(plan);
+    TensorRtObjects.destroy(config);
+    TensorRtObjects.destroy(network);
+    TensorRtObjects.destroy(builder);
+    monitor.close();
+    recorder.close();
     System.out.println("   createInferBuilder " + createMs + " ms, buildSerializedNetwork " + buildMs + " ms, plan="
-        + (plan == null || plan.isNull() ? "null" : plan.size() + " bytes"));
-    System.out.println("   recorder refs after setErrorRecorder=" + refsAfterSet + " now=" + recorder.refCount()
+        + (planBytes < 0 ? "null" : planBytes + " bytes"));
+    System.out.println("   recorder refs after setErrorRecorder=" + refsAfterSet + " after build=" + refsAfterBuild
         + " nbErrors via preset=" + nbViaPreset + " reported=" + recorder.reportedErrors());
     for (RecordedError e : errors) {
       System.out.println("   RECORDED " + e.code() + " " + e.codeName() + " | " + e.description());
@@ -275,9 +290,9 @@ public final class GpuCheck {
     for (ProgressEvent e : events) {
       System.out.println("   PROGRESS " + e);
     }
-    if (plan != null && !plan.isNull()) {
+    if (planBytes >= 0) {
       builderDiagnosis = "";
-      return "engine built (" + plan.size() + " bytes) in " + buildMs + " ms; errors=" + errors.size()
+      return "engine built (" + planBytes + " bytes) in " + buildMs + " ms; errors=" + errors.size()
           + " progress events=" + events.size();
     }
     boolean missingResource = errors.stream().anyMatch(e -> e.description().contains("libnvinfer_builder_resource"));
@@ -333,12 +348,7 @@ public final class GpuCheck {
     buildAudit.clear();
     try (TracedBuilder tb = TracedBuilder.create(logger()).progressBar(System.out)) {
       IBuilder builder = tb.builder();
-      INetworkDefinition network = builder.createNetworkV2(0);
-      ITensor input = network.addInput("input", nvinfer.DataType.kFLOAT, new Dims4(1, 3, 16, 16));
-      ITensor relu = network.addActivation(input, nvinfer.ActivationType.kRELU).getOutput(0);
-      ITensor sum = network.addElementWise(relu, input, nvinfer.ElementWiseOperation.kSUM).getOutput(0);
-      sum.setName("output");
-      network.markOutput(sum);
+      INetworkDefinition network = tinyNetwork(builder);
       IBuilderConfig config = builder.createBuilderConfig();
       config.setFlag(nvinfer.BuilderFlag.kFP16);
       result = tb.build("gpucheck-tiny", network, config, plan);

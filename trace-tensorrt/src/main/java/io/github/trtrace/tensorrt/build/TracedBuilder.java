@@ -154,6 +154,7 @@ public final class TracedBuilder implements AutoCloseable {
     byte[] bytes = null;
     BuildReport report;
     if (plan == null || plan.isNull() || plan.size() == 0) {
+      TensorRtObjects.destroy(plan); // an empty plan is still TensorRT's object to free
       BuildReport failed = BuildReport.failed(modelName, log, errors);
       report = r.status(BuildReport.Status.FAILED).fromBuildLog(log, errors).diagnosis(failed.diagnosis()).build();
     } else {
@@ -220,6 +221,10 @@ public final class TracedBuilder implements AutoCloseable {
   /** Deserialises the plan and reads the engine back with the inspector. */
   private void inspect(byte[] bytes, BuildReport.Builder r) {
     IRuntime runtime = nvinfer.createInferRuntime(logger);
+    if (runtime == null || runtime.isNull()) {
+      r.warning("trtrace: the plan could not be inspected: createInferRuntime returned null");
+      return;
+    }
     ICudaEngine engine = null;
     IEngineInspector inspector = null;
     try {

@@ -64,6 +64,7 @@ public final class ContextPool<C> implements AutoCloseable {
   private final AtomicLong timeouts = new AtomicLong();
   private final AtomicInteger inUse = new AtomicInteger();
   private final AtomicInteger maxInUse = new AtomicInteger();
+  private final Object idle = new Object();
   private volatile boolean closed;
 
   private ContextPool(List<C> slots) {
@@ -147,6 +148,30 @@ public final class ContextPool<C> implements AutoCloseable {
     return new Stats(borrows.get(), waits.get(), timeouts.get(), inUse.get(), maxInUse.get());
   }
 
+  /**
+   * Waits until every lease is returned (for releasing the slots after {@link #close()}).
+   *
+   * @return false when leases were still out after {@code timeout} (or the wait was interrupted)
+   */
+  boolean awaitIdle(Duration timeout) {
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    synchronized (idle) {
+      while (inUse.get() > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(idle, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
   /** Refuses new borrows; leases already out stay valid until closed. Idempotent. */
   @Override
   public void close() {
@@ -185,8 +210,13 @@ public final class ContextPool<C> implements AutoCloseable {
     public void close() {
       if (returned.compareAndSet(false, true)) {
         requestIds.set(slot, null);
-        inUse.decrementAndGet();
+        boolean last = inUse.decrementAndGet() == 0;
         free.offer(slot);
+        if (last) {
+          synchronized (idle) {
+            idle.notifyAll();
+          }
+        }
       }
     }
   }

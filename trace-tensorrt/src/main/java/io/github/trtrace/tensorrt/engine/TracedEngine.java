@@ -4,6 +4,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
 import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
 import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
@@ -13,10 +14,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
 import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
 import org.bytedeco.tensorrt.nvinfer.IProfiler;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * An {@link ICudaEngine} with a pool of execution contexts, each with its own CUDA stream, CUDA
@@ -52,6 +56,10 @@ public final class TracedEngine implements AutoCloseable {
 
   private final TracedExecution<Slot> execution;
   private final List<Slot> slots;
+  private final @Nullable TrtLogPipeline pipeline;
+  private final Consumer<TrtLogEvent> listener;
+  private final Duration closeTimeout;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private TracedEngine(Builder b) {
     List<Slot> created = new ArrayList<>(b.contexts);
@@ -71,8 +79,11 @@ public final class TracedEngine implements AutoCloseable {
       seams.add(s.seam);
     }
     this.execution = new TracedExecution<>(seams, b.profiling, b.fingerprint, b.borrowTimeout);
-    if (b.pipeline != null) {
-      b.pipeline.onEvent(execution.eventListener());
+    this.closeTimeout = b.borrowTimeout;
+    this.pipeline = b.pipeline;
+    this.listener = execution.eventListener();
+    if (pipeline != null) {
+      pipeline.onEvent(listener);
     }
   }
 
@@ -97,9 +108,28 @@ public final class TracedEngine implements AutoCloseable {
     return execution.stats();
   }
 
+  /**
+   * Refuses new launches, stops listening to the log pipeline, waits (up to the borrow timeout) for
+   * launches in flight, then destroys the contexts and what is bound to them in reverse order of
+   * creation. If launches are still running after that wait, nothing native is destroyed (a context
+   * in use must not be freed under it): the slots are leaked and a warning is logged. Idempotent.
+   */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     execution.close();
+    if (pipeline != null) {
+      pipeline.removeListener(listener);
+    }
+    if (!execution.awaitIdle(closeTimeout)) {
+      LoggerFactory.getLogger(TracedEngine.class).warn(
+          "TracedEngine closed while {} launch(es) were still running after {} ms: its {} execution"
+              + " contexts are left allocated rather than destroyed under a running launch",
+          execution.stats().inUse(), closeTimeout.toMillis(), slots.size());
+      return;
+    }
     for (int i = slots.size() - 1; i >= 0; i--) {
       slots.get(i).close();
     }
@@ -195,12 +225,25 @@ public final class TracedEngine implements AutoCloseable {
       seam = new Seam();
     }
 
+    /** Releases in reverse order of creation; a failing step does not keep the later ones from running. */
     void close() {
-      TensorRtObjects.destroy(context);
-      timer.close();
-      stream.close();
-      profiler.close();
-      recorder.close();
+      try {
+        TensorRtObjects.destroy(context);
+      } finally {
+        try {
+          timer.close();
+        } finally {
+          try {
+            stream.close();
+          } finally {
+            try {
+              profiler.close();
+            } finally {
+              recorder.close();
+            }
+          }
+        }
+      }
     }
 
     private final class Seam implements ExecutionSlot<Slot> {

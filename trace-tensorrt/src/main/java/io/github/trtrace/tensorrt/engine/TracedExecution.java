@@ -101,28 +101,45 @@ final class TracedExecution<C> implements AutoCloseable {
         trace.error(e);
         throw e;
       } finally {
-        List<RecordedError> errors = slot.drainErrors();
-        for (RecordedError err : errors) {
-          TrtLogKind kind = TrtLogClassifier.classify(TrtSeverity.ERROR, err.description());
-          trace.event(kind.eventKind(), TrtSeverity.ERROR.recordSeverity(), err.description());
+        // Every step below runs even when one before it fails: the request leaves `running`, the
+        // policy sees the latency and the lease goes back on every path.
+        try {
+          ok = recordErrors(slot, trace, ok, threw);
+          if (profile) {
+            slot.profiling(false);
+          }
+        } finally {
+          if (fingerprint != null) {
+            trace.engineFingerprint(fingerprint);
+          }
+          running.remove(requestId, trace);
+          profiling.onCompleted(trace.elapsedNanos() / 1e6);
         }
-        if (!errors.isEmpty()) {
-          trace.error("tensorrt." + errors.get(errors.size() - 1).codeName());
-          ok = false;
-        } else if (!ok && !threw) {
-          trace.error("tensorrt.enqueue_failed");
-        }
-        if (profile) {
-          slot.profiling(false);
-        }
-        if (fingerprint != null) {
-          trace.engineFingerprint(fingerprint);
-        }
-        running.remove(requestId);
-        profiling.onCompleted(trace.elapsedNanos() / 1e6);
       }
       return ok;
     }
+  }
+
+  /** Turns the errors TensorRT recorded on the slot into events and the error type; false if any. */
+  private static boolean recordErrors(ExecutionSlot<?> slot, InferenceTrace trace, boolean ok, boolean threw) {
+    List<RecordedError> errors = slot.drainErrors();
+    for (RecordedError err : errors) {
+      TrtLogKind kind = TrtLogClassifier.classify(TrtSeverity.ERROR, err.description());
+      trace.event(kind.eventKind(), TrtSeverity.ERROR.recordSeverity(), err.description());
+    }
+    if (!errors.isEmpty()) {
+      trace.error("tensorrt." + errors.get(errors.size() - 1).codeName());
+      return false;
+    }
+    if (!ok && !threw) {
+      trace.error("tensorrt.enqueue_failed");
+    }
+    return ok;
+  }
+
+  /** Waits until no request holds a slot; see {@link ContextPool#awaitIdle}. */
+  boolean awaitIdle(Duration timeout) {
+    return pool.awaitIdle(timeout);
   }
 
   ContextPool.Stats stats() {

@@ -29,9 +29,12 @@ import org.slf4j.event.Level;
  * SLF4J and listeners. {@link #log(int, String)} never throws.
  *
  * <p>Attribution: the request of the calling thread ({@link RequestContext#current()}) if any; the
- * innermost open {@linkplain #openScope scope} is recorded as well. Every event is given to the
- * innermost scope's capture (all severities, VERBOSE included, not rate-limited) and to the build
- * audit when a scope is open. Events at or above the {@linkplain #runtimeLevel run-time level} pass
+ * scope is the innermost {@linkplain #openScope scope} opened by the calling thread (TensorRT calls
+ * the logger on the thread that called it, so two builds on two threads each capture their own
+ * lines). A line from a thread that opened no scope (a TensorRT worker thread) goes to the innermost
+ * open scope when only one thread has scopes open; when several have, it is given to no scope's
+ * capture and counted in {@link Stats#ambiguousScope()}. Every event is given to its scope's capture
+ * (all severities, VERBOSE included, not rate-limited) and to the build audit when any scope is open. Events at or above the {@linkplain #runtimeLevel run-time level} pass
  * the rate limit and go to SLF4J (logger {@code io.github.trtrace.tensorrt}) and to {@link
  * #onEvent} listeners.
  *
@@ -72,13 +75,16 @@ public final class TrtLogPipeline {
    * @param redacted lines changed by a redaction rule
    * @param listenerFailures exceptions thrown by listeners or captures (swallowed)
    * @param internalFailures failures inside the pipeline itself (swallowed)
+   * @param ambiguousScope lines from a thread without a scope while scopes of several threads were
+   *     open: captured by no scope (the build audit and the run-time output still receive them)
    */
   public record Stats(
       Map<TrtSeverity, Long> eventsBySeverity,
       long suppressed,
       long redacted,
       long listenerFailures,
-      long internalFailures) {
+      long internalFailures,
+      long ambiguousScope) {
     public Stats {
       eventsBySeverity = Map.copyOf(eventsBySeverity);
     }
@@ -102,11 +108,13 @@ public final class TrtLogPipeline {
   private final class ScopeImpl implements Scope {
     private final String name;
     private final Consumer<TrtLogEvent> capture;
+    private final Thread owner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    ScopeImpl(String name, Consumer<TrtLogEvent> capture) {
+    ScopeImpl(String name, Consumer<TrtLogEvent> capture, Thread owner) {
       this.name = name;
       this.capture = capture;
+      this.owner = owner;
     }
 
     @Override
@@ -140,6 +148,7 @@ public final class TrtLogPipeline {
   private final AtomicLong redacted = new AtomicLong();
   private final AtomicLong listenerFailures = new AtomicLong();
   private final AtomicLong internalFailures = new AtomicLong();
+  private final AtomicLong ambiguousScope = new AtomicLong();
   private final AtomicBoolean verboseWarned = new AtomicBoolean();
   private volatile TrtSeverity runtimeLevel;
 
@@ -183,7 +192,8 @@ public final class TrtLogPipeline {
     TrtLogClassifier.ErrorLine error = TrtLogClassifier.errorLine(raw);
     TrtLogKind kind = TrtLogClassifier.classify(severity, raw, error);
     String message = redact(raw);
-    ScopeImpl scope = innermostScope();
+    Object[] open = scopes.toArray();
+    ScopeImpl scope = scopeFor(Thread.currentThread(), open);
     String requestId = currentRequestId();
     TrtLogEvent event =
         new TrtLogEvent(
@@ -198,9 +208,9 @@ public final class TrtLogPipeline {
             scope == null ? null : scope.name);
     if (scope != null) {
       deliver(scope.capture, event);
-      if (buildAudit != null) {
-        deliver(buildAudit, event);
-      }
+    }
+    if (open.length > 0 && buildAudit != null) {
+      deliver(buildAudit, event);
     }
     if (!severity.isAtLeast(runtimeLevel)) {
       return;
@@ -224,9 +234,27 @@ public final class TrtLogPipeline {
     }
   }
 
-  private @Nullable ScopeImpl innermostScope() {
-    Object[] open = scopes.toArray();
-    return open.length == 0 ? null : (ScopeImpl) open[open.length - 1];
+  /**
+   * The innermost scope {@code thread} opened; else, when all open scopes belong to one thread, the
+   * innermost of those; else none (counted).
+   */
+  private @Nullable ScopeImpl scopeFor(Thread thread, Object[] open) {
+    if (open.length == 0) {
+      return null;
+    }
+    for (int i = open.length - 1; i >= 0; i--) {
+      if (((ScopeImpl) open[i]).owner == thread) {
+        return (ScopeImpl) open[i];
+      }
+    }
+    ScopeImpl innermost = (ScopeImpl) open[open.length - 1];
+    for (Object o : open) {
+      if (((ScopeImpl) o).owner != innermost.owner) {
+        ambiguousScope.incrementAndGet();
+        return null;
+      }
+    }
+    return innermost;
   }
 
   private String redact(String message) {
@@ -313,8 +341,10 @@ public final class TrtLogPipeline {
   }
 
   /**
-   * Opens a scope: until it is closed, lines go to {@code capture} (every severity) and carry the
-   * scope name. Scopes nest; the innermost open one wins. Thread-safe.
+   * Opens a scope for the calling thread: until it is closed, the lines TensorRT logs on this thread
+   * go to {@code capture} (every severity) and carry the scope name. Scopes nest per thread; the
+   * innermost open one wins. Lines from threads without a scope of their own follow the class rules
+   * above. Thread-safe; the scope may be closed from any thread.
    *
    * @param scopeName e.g. {@code "build:llama-8b"} or {@code "engine:<fingerprint>"}
    * @param capture receives every line of the scope; exceptions it throws are counted and swallowed
@@ -322,7 +352,7 @@ public final class TrtLogPipeline {
   public Scope openScope(String scopeName, Consumer<TrtLogEvent> capture) {
     Objects.requireNonNull(scopeName, "scopeName");
     Objects.requireNonNull(capture, "capture");
-    ScopeImpl scope = new ScopeImpl(scopeName, capture);
+    ScopeImpl scope = new ScopeImpl(scopeName, capture, Thread.currentThread());
     scopes.add(scope);
     return scope;
   }
@@ -331,6 +361,11 @@ public final class TrtLogPipeline {
   public TrtLogPipeline onEvent(Consumer<TrtLogEvent> listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
     return this;
+  }
+
+  /** Removes a listener added with {@link #onEvent} (compared by identity); false when absent. */
+  public boolean removeListener(Consumer<TrtLogEvent> listener) {
+    return listeners.removeIf(l -> l == listener);
   }
 
   /**
@@ -361,7 +396,8 @@ public final class TrtLogPipeline {
     for (TrtSeverity s : TrtSeverity.values()) {
       by.put(s, bySeverity.get(s.ordinal()));
     }
-    return new Stats(by, suppressed.get(), redacted.get(), listenerFailures.get(), internalFailures.get());
+    return new Stats(by, suppressed.get(), redacted.get(), listenerFailures.get(), internalFailures.get(),
+        ambiguousScope.get());
   }
 
   /** Configures a {@link TrtLogPipeline}. */

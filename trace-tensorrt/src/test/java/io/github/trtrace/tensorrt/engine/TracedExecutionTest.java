@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class TracedExecutionTest {
 
   /** A slot standing in for an execution context: what TensorRT would report is scripted. */
-  static final class ScriptedSlot implements ExecutionSlot<String> {
+  static class ScriptedSlot implements ExecutionSlot<String> {
     final String name;
     final List<RecordedError> pendingErrors = new ArrayList<>();
     boolean launchResult = true;
@@ -178,6 +178,58 @@ class TracedExecutionTest {
     assertThat(record("req-bind").errorType()).isEqualTo("java.lang.IllegalArgumentException");
     assertThat(slot.launches).isZero();
     assertThat(exec.stats().inUse()).isZero();
+  }
+
+  @Test
+  void aFailingErrorDrainStillReturnsTheContextAndForgetsTheRequest() throws Exception {
+    TrtLogPipeline pipeline = TrtLogPipeline.builder().build();
+    ScriptedSlot slot = new ScriptedSlot("ctx0") {
+      @Override
+      public List<RecordedError> drainErrors() {
+        throw new IllegalStateException("native drain failed");
+      }
+    };
+    TracedExecution<String> exec = new TracedExecution<>(
+        List.of(slot), ProfilingPolicy.builder().sampleRate(1.0).build(), "fp-2", Duration.ofSeconds(1));
+    pipeline.onEvent(exec.eventListener());
+    RequestContext.with("req-drain").run(() -> {
+      try (InferenceTrace t = tracer.start("m")) {
+        assertThatThrownBy(() -> exec.infer(t, c -> {})).hasMessageContaining("native drain failed");
+      }
+    });
+    // the request is no longer "running": a later line with its ID is not attached to its trace
+    RequestContext.with("req-drain").run(() -> pipeline.log(2, "[MemUsageChange] after the request"));
+    InferenceRecord r = record("req-drain");
+    assertThat(r.events()).isEmpty();
+    assertThat(r.engineFingerprint()).isEqualTo("fp-2");
+    assertThat(exec.stats().inUse()).isZero();
+  }
+
+  @Test
+  void awaitIdleWaitsForTheLaunchInFlight() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec =
+        new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    java.util.concurrent.CountDownLatch bound = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> running = pool.submit(() -> {
+      try (InferenceTrace t = tracer.start("m", "req-inflight")) {
+        return exec.infer(t, c -> {
+          bound.countDown();
+          release.await();
+        });
+      }
+    });
+    assertThat(bound.await(10, TimeUnit.SECONDS)).isTrue();
+    exec.close();
+    assertThat(exec.awaitIdle(Duration.ofMillis(50))).isFalse();
+    release.countDown();
+    assertThat(exec.awaitIdle(Duration.ofSeconds(10))).isTrue();
+    assertThat(running.get(10, TimeUnit.SECONDS)).isEqualTo(true);
+    assertThatThrownBy(() -> exec.infer(tracer.start("m", "req-late"), c -> {}))
+        .isInstanceOf(IllegalStateException.class);
+    pool.shutdown();
   }
 
   @Test

@@ -7,6 +7,8 @@ import io.github.trtrace.tensorrt.Fixtures;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
@@ -104,6 +106,76 @@ class TrtLogPipelineTest {
     p.log(3, MEM_INFO);
     assertThat(a).isEmpty();
     assertThat(b).hasSize(1);
+  }
+
+  @Test
+  void concurrentBuildsOnTwoThreadsEachCaptureOnlyTheirOwnLines() throws Exception {
+    TrtLogPipeline p = builder().build();
+    List<TrtLogEvent> a = Collections.synchronizedList(new ArrayList<>());
+    List<TrtLogEvent> b = Collections.synchronizedList(new ArrayList<>());
+    CyclicBarrier bothOpen = new CyclicBarrier(2);
+    CyclicBarrier bothLogged = new CyclicBarrier(2);
+    Thread ta = new Thread(() -> build(p, "build:a", a, "line from a", bothOpen, bothLogged));
+    Thread tb = new Thread(() -> build(p, "build:b", b, "line from b", bothOpen, bothLogged));
+    ta.start();
+    tb.start();
+    ta.join(10_000);
+    tb.join(10_000);
+    assertThat(a).extracting(TrtLogEvent::message).containsExactly("line from a");
+    assertThat(a).extracting(TrtLogEvent::scope).containsOnly("build:a");
+    assertThat(b).extracting(TrtLogEvent::message).containsExactly("line from b");
+    assertThat(b).extracting(TrtLogEvent::scope).containsOnly("build:b");
+    assertThat(p.stats().ambiguousScope()).isZero();
+  }
+
+  private static void build(
+      TrtLogPipeline p, String name, List<TrtLogEvent> capture, String line, CyclicBarrier open, CyclicBarrier logged) {
+    try (TrtLogPipeline.Scope s = p.openScope(name, capture::add)) {
+      open.await(10, TimeUnit.SECONDS);
+      p.log(3, line);
+      logged.await(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aWorkerThreadLineGoesToTheOnlyBuildAndIsCountedWhenTwoBuildsRun() throws Exception {
+    List<TrtLogEvent> audit = new ArrayList<>();
+    TrtLogPipeline p = builder().buildAudit(audit::add).build();
+    List<TrtLogEvent> mine = new ArrayList<>();
+    try (TrtLogPipeline.Scope s = p.openScope("build:main", mine::add)) {
+      onWorker(() -> p.log(3, "worker line, one build"));
+      assertThat(mine).extracting(TrtLogEvent::message).containsExactly("worker line, one build");
+      AtomicReference<TrtLogPipeline.Scope> other = new AtomicReference<>();
+      List<TrtLogEvent> theirs = new ArrayList<>();
+      onWorker(() -> other.set(p.openScope("build:other", theirs::add)));
+      onWorker(() -> p.log(3, "worker line, two builds"));
+      other.get().close();
+      assertThat(mine).hasSize(1);
+      assertThat(theirs).isEmpty();
+      assertThat(p.stats().ambiguousScope()).isEqualTo(1);
+      assertThat(audit).extracting(TrtLogEvent::message).contains("worker line, two builds");
+    }
+  }
+
+  private static void onWorker(Runnable r) throws InterruptedException {
+    Thread t = new Thread(r, "trt-worker");
+    t.start();
+    t.join(10_000);
+  }
+
+  @Test
+  void aRemovedListenerReceivesNothingMore() {
+    TrtLogPipeline p = builder().build();
+    List<TrtLogEvent> seen = new ArrayList<>();
+    java.util.function.Consumer<TrtLogEvent> listener = seen::add;
+    p.onEvent(listener);
+    p.log(2, "first warning");
+    assertThat(p.removeListener(listener)).isTrue();
+    assertThat(p.removeListener(listener)).isFalse();
+    p.log(2, "second warning");
+    assertThat(seen).extracting(TrtLogEvent::message).containsExactly("first warning");
   }
 
   @Test
