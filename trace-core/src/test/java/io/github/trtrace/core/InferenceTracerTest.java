@@ -185,11 +185,14 @@ class InferenceTracerTest {
     try {
       InferenceTrace t = tracer.start("m", "req-hop");
       t.beginStage(Stage.QUEUE);
+      advanceMs(7);
       worker.submit(() -> {
         t.endStage(Stage.QUEUE);
         try (var s = t.stage(Stage.INFER)) {
+          advanceMs(11);
           t.outputTokens(3);
         }
+        advanceMs(1);
         t.close();
       }).get(10, TimeUnit.SECONDS);
     } finally {
@@ -197,8 +200,125 @@ class InferenceTracerTest {
     }
     InferenceRecord r = onlyRecord();
     assertThat(r.outputTokens()).isEqualTo(3);
-    assertThat(r.queueMs()).isNotNaN();
-    assertThat(r.inferMs()).isNotNaN();
+    assertThat(r.queueMs()).isEqualTo(7.0);
+    assertThat(r.inferMs()).isEqualTo(11.0);
+    assertThat(r.latencyMs()).isEqualTo(19.0);
+    assertThat(tracer.stats().misuse()).isZero();
+  }
+
+  @Test
+  void concurrentEndsFromSeveralThreadsWriteExactlyOneRecord() throws Exception {
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int round = 0; round < 50; round++) {
+        InferenceTrace t = tracer.start("m", "req-race-" + round);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<?>> ends = new java.util.ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+          ends.add(pool.submit(() -> {
+            go.await();
+            t.token();
+            t.close();
+            return null;
+          }));
+        }
+        go.countDown();
+        for (var f : ends) {
+          f.get(10, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    tracer.flush().join();
+    assertThat(sink.records()).hasSize(50);
+    assertThat(sink.records()).allSatisfy(r -> assertThat(r.outputTokens()).isBetween(1, threads));
+    TracerStats s = tracer.stats();
+    assertThat(s.ended()).isEqualTo(50);
+    // every thread but the winner closed an ended trace; tokens after the end are misuse too
+    assertThat(s.misuse()).isGreaterThanOrEqualTo(50L * (threads - 1));
+  }
+
+  @Test
+  void nullArgumentsAndMalformedCallsAreCountedAndNeverThrown() {
+    InferenceRecord.LayerTime layer = new InferenceRecord.LayerTime("attn", 1.5, 2);
+    try (InferenceTrace t = tracer.start("m", "req-nulls")) {
+      t.stage(null).close();                                   // 1: begin(null); the scope is a no-op
+      t.beginStage(null).endStage(null);                       // 2, 3
+      t.input(null).status(null).engineFingerprint(null);      // 4, 5, 6
+      t.attribute(null, "v").attribute("k", null);             // 7, 8
+      t.event("kind", null, "message");                        // 9
+      t.layers(java.util.Arrays.asList(layer, null));          // 10: the null element only
+      t.layers(null);                                          // 11
+      t.traceContext("not-hex", "0123456789abcdef");           // 12
+      t.traceContext("00000000000000000000000000000000", "0123456789abcdef"); // 13: all-zero ID
+      t.traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"); // valid
+      advanceMs(2);
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(tracer.stats().misuse()).isEqualTo(13);
+    assertThat(r.status()).isEqualTo(Status.SUCCESS);
+    assertThat(r.layers()).containsExactly(layer);
+    assertThat(r.attributes()).isEmpty();
+    assertThat(r.events()).isEmpty();
+    assertThat(r.traceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+    assertThat(r.spanId()).isEqualTo("00f067aa0ba902b7");
+    assertThat(r.latencyMs()).isEqualTo(2.0);
+  }
+
+  @Test
+  void successAfterAFailureIsIgnoredSoNoRecordSaysSuccessWithAnErrorType() {
+    try (InferenceTrace t = tracer.start("m", "req-late-success")) {
+      t.error("tensorrt.oom");
+      t.status(Status.SUCCESS);
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.status()).isEqualTo(Status.ERROR);
+    assertThat(r.errorType()).isEqualTo("tensorrt.oom");
+    assertThat(r.sampledReason()).isEqualTo("error");
+    assertThat(tracer.stats().misuse()).isEqualTo(1);
+  }
+
+  @Test
+  void anErrorAfterAnExplicitSuccessMarksTheRequestFailed() {
+    try (InferenceTrace t = tracer.start("m", "req-then-error")) {
+      t.status(Status.SUCCESS).error(new IllegalStateException());
+    }
+    assertThat(onlyRecord().status()).isEqualTo(Status.ERROR);
+  }
+
+  @Test
+  void tpotIsTheMeanIntervalBetweenTokenMarksWhenTheFirstTokenWasMarkedApart() {
+    try (InferenceTrace t = tracer.start("m", "req-tpot")) {
+      advanceMs(10);
+      t.firstToken();           // e.g. the prefill returned the first token
+      advanceMs(6);
+      t.token();                // then the streamed tokens, 3 ms apart
+      advanceMs(3);
+      t.token();
+      advanceMs(3);
+      t.token();
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.ttftMs()).isEqualTo(10.0);
+    assertThat(r.tpotMs()).isEqualTo(3.0);
+    assertThat(r.outputTokens()).isEqualTo(3);
+    assertThat(r.latencyMs()).isEqualTo(22.0);
+  }
+
+  @Test
+  void inputDigestIsTakenFromTheInputAsItWasWhenGiven() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    StringBuilder reused = new StringBuilder("first prompt");
+    try (InferenceTrace t = tracer.start("m", "req-snapshot")) {
+      t.input(reused);
+      reused.setLength(0);
+      reused.append("another request's prompt");
+      t.error("boom");
+    }
+    assertThat(onlyRecord().inputDigest()).isEqualTo("first prompt");
   }
 
   @Test
