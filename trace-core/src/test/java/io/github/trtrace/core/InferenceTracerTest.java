@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.RecordSink;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +18,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class InferenceTracerTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
@@ -390,6 +396,108 @@ class InferenceTracerTest {
     env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes");
     assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
         .hasMessageContaining("TRTRACE_QUEUE_POLICY");
+  }
+
+  @Test
+  void everyOutOfRangeSettingFailsNamingItsVariableAndProperty() {
+    Map<String, String> bad = Map.of(
+        InferenceTracer.Builder.ENV_SAMPLE_RATE, "half",
+        InferenceTracer.Builder.ENV_SLOW_MS, "0.0000001",
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "0",
+        InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes",
+        InferenceTracer.Builder.ENV_INPUT_DIGEST, "yes",
+        InferenceTracer.Builder.ENV_LOG_PATH, "logs/\0.log");
+    bad.forEach((name, value) ->
+        assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> e.equals(name) ? value : null))
+            .as(name)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith(name + " (trtrace."));
+  }
+
+  @Test
+  void anInvalidSettingOpensNoLogFile(@TempDir Path dir) {
+    Path log = dir.resolve("inference.log");
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "-1");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+        .hasMessageContaining(InferenceTracer.Builder.ENV_QUEUE_SIZE);
+    assertThat(log).doesNotExist();
+  }
+
+  @Test
+  void logPathSampleRateSlowThresholdAndDigestFromEnvironmentShapeTheLog(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("logs").resolve("inference.log");
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
+        InferenceTracer.Builder.ENV_SAMPLE_RATE, "0",
+        InferenceTracer.Builder.ENV_SLOW_MS, "5",
+        InferenceTracer.Builder.ENV_INPUT_DIGEST, "TRUE");
+    tracer.close();
+    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).clocks(wall, nanos::get).build();
+    for (int i = 0; i < 3; i++) {
+      try (InferenceTrace t = tracer.start("m", "req-fast-" + i)) {
+        advanceMs(1);                           // ordinary success at rate 0: sampled out
+      }
+    }
+    try (InferenceTrace t = tracer.start("m", "req-slow")) {
+      t.input("call me on 0123456789012");
+      advanceMs(6);                             // above TRTRACE_SLOW_MS: kept, with a digest
+    }
+    tracer.close();
+    List<String> lines = Files.readAllLines(log);
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0)).contains("\"request_id\":\"req-slow\"", "\"sampled_reason\":\"slow\"", "\"input_digest\":");
+    assertThat(lines.get(0)).doesNotContain("0123456789012");
+    assertThat(tracer.stats().sampledOut()).isEqualTo(3);
+  }
+
+  @Test
+  void queueSizeAndDropPolicyFromEnvironmentDropAndCountWhenTheSinkStalls() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    RecordSink stalled = RecordSink.named("stalled", batch -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "2",
+        InferenceTracer.Builder.ENV_QUEUE_POLICY, "drop");
+    tracer.close();
+    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).sink(stalled).build();
+    try {
+      for (int i = 0; i < 20; i++) {
+        try (InferenceTrace t = tracer.start("m")) {
+          t.outputTokens(1);
+        }
+      }
+      DispatcherStats d = tracer.stats().dispatcher();
+      assertThat(d.droppedQueueFull()).as("a queue of 2 cannot take 20 records while the sink stalls").isPositive();
+      assertThat(d.droppedBlockTimeout()).as("drop policy never waits").isZero();
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aSystemPropertyWinsOverTheEnvironmentVariable() {
+    String property = "trtrace.sample.rate";
+    String before = System.getProperty(property);
+    System.setProperty(property, "0.25");
+    try {
+      assertThat(TracerSettings.systemLookup().get(property, InferenceTracer.Builder.ENV_SAMPLE_RATE))
+          .isEqualTo("0.25");
+    } finally {
+      if (before == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, before);
+      }
+    }
+    assertThat(TracerSettings.systemLookup().get("trtrace.no.such.property", "PATH"))
+        .as("falls back to the environment").isEqualTo(System.getenv("PATH"));
   }
 
   @Test
