@@ -77,16 +77,14 @@ public final class Quickstart {
           String header = Prompts.header(i);
           RequestIds.Accepted accepted = RequestIds.accept(header);
           String prompt = Prompts.prompt(i);
-          RequestContext ctx = RequestContext.with(accepted.id()).model(FakeModel.NAME).build();
+          // A rejected header value stays on the context, and from there on the record, as an attribute.
+          RequestContext ctx = accepted.toContext().model(FakeModel.NAME).build();
           // The gateway thread: accept the request, start its trace (queue time starts now), hand it on.
           long deadline = Prompts.deadline(i).toNanos();
           Future<Double> f;
           try {
             f = ctx.call(() -> {
               InferenceTrace trace = tracer.start(FakeModel.NAME);
-              if (accepted.rejectedValue() != null) {
-                trace.attribute(RequestIds.REJECTED_ATTRIBUTE, accepted.rejectedValue());
-              }
               trace.beginStage(Stage.QUEUE);
               return workers.submit(() -> serve(model, trace, prompt, deadline));
             });

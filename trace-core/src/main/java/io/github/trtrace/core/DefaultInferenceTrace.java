@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
@@ -20,6 +19,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
+  private static final StageScope NOOP_SCOPE = () -> {};
 
   private final DefaultInferenceTracer tracer;
   private final String requestId;
@@ -33,13 +33,14 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable Stage openStage;
   private long openSince;
   private long firstTokenNanos = -1;
+  private long firstMarkNanos = -1;
   private long lastTokenNanos = -1;
   private int tokenMarks;
   private int outputTokens = -1;
   private double gpuMs = Double.NaN;
   private Status status = Status.SUCCESS;
   private boolean statusExplicit;
-  private @Nullable CharSequence input;
+  private @Nullable String input;
   private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
 
@@ -71,13 +72,12 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public StageScope stage(Stage stage) {
     beginStage(stage);
-    return () -> endStage(stage);
+    return stage == null ? NOOP_SCOPE : () -> endStage(stage);
   }
 
   @Override
   public synchronized InferenceTrace beginStage(Stage stage) {
-    Objects.requireNonNull(stage, "stage");
-    if (isEndedMisuse("beginStage")) {
+    if (isEndedMisuse("beginStage") || isNullMisuse("beginStage", stage)) {
       return this;
     }
     long now = tracer.nanoClock.getAsLong();
@@ -89,8 +89,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace endStage(Stage stage) {
-    Objects.requireNonNull(stage, "stage");
-    if (isEndedMisuse("endStage")) {
+    if (isEndedMisuse("endStage") || isNullMisuse("endStage", stage)) {
       return this;
     }
     if (openStage != stage) {
@@ -130,6 +129,9 @@ final class DefaultInferenceTrace implements InferenceTrace {
     if (firstTokenNanos < 0) {
       firstTokenNanos = now;
     }
+    if (firstMarkNanos < 0) {
+      firstMarkNanos = now;
+    }
     lastTokenNanos = now;
     tokenMarks++;
     return this;
@@ -137,13 +139,14 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace input(CharSequence rawInput) {
-    if (isEndedMisuse("input") || rawInput == null) {
+    if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
     Set<InputFlag> flags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
     record.inputFlags(flags);
     if (tracer.inputDigest) {
-      input = rawInput;
+      // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
+      input = rawInput.toString();
     }
     return this;
   }
@@ -186,7 +189,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace engineFingerprint(String fingerprint) {
-    if (!isEndedMisuse("engineFingerprint") && fingerprint != null) {
+    if (!isEndedMisuse("engineFingerprint") && !isNullMisuse("engineFingerprint", fingerprint)) {
       record.engineFingerprint(fingerprint);
     }
     return this;
@@ -194,10 +197,16 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace status(Status status) {
-    if (!isEndedMisuse("status") && status != null) {
-      this.status = status;
-      this.statusExplicit = true;
+    if (isEndedMisuse("status") || isNullMisuse("status", status)) {
+      return this;
     }
+    if (status == Status.SUCCESS && this.status.isFailure()) {
+      // A success must not hide a recorded failure (nor leave success with an error_type).
+      misuse("status(SUCCESS) after " + this.status.wireName() + " on trace " + requestId);
+      return this;
+    }
+    this.status = status;
+    this.statusExplicit = true;
     return this;
   }
 
@@ -219,7 +228,10 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace event(String kind, String severity, String message) {
-    if (!isEndedMisuse("event") && kind != null && severity != null && message != null) {
+    if (!isEndedMisuse("event")
+        && !isNullMisuse("event", kind)
+        && !isNullMisuse("event", severity)
+        && !isNullMisuse("event", message)) {
       if (events == null) {
         events = new ArrayList<>(4);
       }
@@ -231,23 +243,32 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public synchronized InferenceTrace layers(List<InferenceRecord.LayerTime> layers) {
-    if (!isEndedMisuse("layers") && layers != null) {
-      layers.forEach(record::addLayer);
+    if (!isEndedMisuse("layers") && !isNullMisuse("layers", layers)) {
+      for (InferenceRecord.LayerTime layer : layers) {
+        if (!isNullMisuse("layers", layer)) {
+          record.addLayer(layer);
+        }
+      }
     }
     return this;
   }
 
   @Override
   public synchronized InferenceTrace traceContext(String traceId, String spanId) {
-    if (!isEndedMisuse("traceContext")) {
-      record.traceId(traceId).spanId(spanId);
+    if (isEndedMisuse("traceContext")) {
+      return this;
     }
+    if (!isW3cId(traceId, 32) || !isW3cId(spanId, 16)) {
+      misuse("traceContext: not a W3C trace ID (32 lowercase hex) and span ID (16 lowercase hex)");
+      return this;
+    }
+    record.traceId(traceId).spanId(spanId);
     return this;
   }
 
   @Override
   public synchronized InferenceTrace attribute(String key, String value) {
-    if (!isEndedMisuse("attribute") && key != null && value != null) {
+    if (!isEndedMisuse("attribute") && !isNullMisuse("attribute", key) && !isNullMisuse("attribute", value)) {
       record.attribute(key, value);
     }
     return this;
@@ -285,7 +306,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (firstTokenNanos >= 0) {
         record.ttftMs(Math.max(0, firstTokenNanos - startNanos) / 1e6);
         if (tokenMarks > 1) {
-          record.tpotMs(Math.max(0, lastTokenNanos - firstTokenNanos) / 1e6 / (tokenMarks - 1));
+          record.tpotMs(Math.max(0, lastTokenNanos - firstMarkNanos) / 1e6 / (tokenMarks - 1));
         }
       }
       int out = outputTokens >= 0 ? outputTokens : (tokenMarks > 0 ? tokenMarks : -1);
@@ -306,6 +327,30 @@ final class DefaultInferenceTrace implements InferenceTrace {
       return true;
     }
     return false;
+  }
+
+  private boolean isNullMisuse(String call, @Nullable Object argument) {
+    if (argument == null) {
+      misuse(call + "(null) on trace " + requestId);
+      return true;
+    }
+    return false;
+  }
+
+  /** A W3C trace-context ID: {@code length} lowercase hex digits, not all zero. */
+  private static boolean isW3cId(@Nullable String id, int length) {
+    if (id == null || id.length() != length) {
+      return false;
+    }
+    boolean nonZero = false;
+    for (int i = 0; i < length; i++) {
+      char c = id.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+      nonZero |= c != '0';
+    }
+    return nonZero;
   }
 
   private void misuse(String what) {

@@ -46,6 +46,10 @@ final class DefaultInferenceTracer implements InferenceTracer {
     Sampler chosen = b.sampler;
     if (chosen == null) {
       chosen = b.samplerBuilder != null ? b.samplerBuilder.build() : Sampler.builder().build();
+    } else if (b.samplerBuilder != null) {
+      LoggerFactory.getLogger("io.github.trtrace.tracer")
+          .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
+              InferenceTracer.Builder.ENV_SAMPLE_RATE, InferenceTracer.Builder.ENV_SLOW_MS);
     }
     this.sampler = chosen;
     this.redactor = b.redactor;

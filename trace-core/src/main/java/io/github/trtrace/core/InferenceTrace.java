@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <p>Misuse never corrupts a record and never throws: stages run one at a time (beginning a stage
  * ends the open one); a stage entered several times accumulates its time; ending a stage that is
- * not open, calls after the trace ended, and ending a trace twice are ignored and counted in
+ * not open, calls after the trace ended, ending a trace twice, null arguments, malformed trace
+ * context IDs and {@code status(SUCCESS)} after a failure was recorded are ignored and counted in
  * {@link TracerStats#misuse()}. A stage still open when the trace ends is ended with it.
  *
  * <pre>{@code
@@ -54,16 +55,17 @@ public interface InferenceTrace extends AutoCloseable {
   InferenceTrace firstToken();
 
   /**
-   * Marks one generated token now. The first mark also marks the first token; {@code tpot_ms} is
-   * the mean interval between marks after the first. When {@link #outputTokens(int)} is not set,
-   * the number of marks is the output token count.
+   * Marks one generated token now. The first mark also marks the first token (unless {@link
+   * #firstToken()} did); {@code tpot_ms} is the mean interval between consecutive marks. When {@link
+   * #outputTokens(int)} is not set, the number of marks is the output token count.
    */
   InferenceTrace token();
 
   /**
-   * Inspects the raw input for {@link InputFlag}s now. The text is kept (not copied) until the trace
-   * ends only if input digests are enabled, and then only digested (redacted, at most 100
-   * characters) for error and slow records.
+   * Inspects the raw input for {@link InputFlag}s now. Only if input digests are enabled is the text
+   * kept ({@code toString()} now, so later changes to a mutable input do not leak in) until the
+   * trace ends, and then only digested (redacted, at most 100 characters) for error and slow
+   * records.
    */
   InferenceTrace input(CharSequence rawInput);
 
@@ -77,10 +79,17 @@ public interface InferenceTrace extends AutoCloseable {
   /** The fingerprint of the engine build that served the request. */
   InferenceTrace engineFingerprint(String fingerprint);
 
-  /** Sets the outcome; {@link Status#SUCCESS} unless set or an error was recorded. */
+  /**
+   * Sets the outcome; {@link Status#SUCCESS} unless set or an error was recorded. A failure status
+   * replaces another one; {@code SUCCESS} after a failure is ignored and counted as misuse, so a
+   * record never says {@code success} with an {@code error_type}.
+   */
   InferenceTrace status(Status status);
 
-  /** Marks the request failed with {@code error_type} = the throwable's class name. */
+  /**
+   * Marks the request failed with {@code error_type} = the throwable's class name. The status
+   * becomes {@link Status#ERROR} unless a failure status (e.g. {@code TIMEOUT}) was set explicitly.
+   */
   InferenceTrace error(Throwable error);
 
   /** Marks the request failed with an explicit {@code error_type}, e.g. {@code "tensorrt.oom"}. */
@@ -92,7 +101,10 @@ public interface InferenceTrace extends AutoCloseable {
   /** Attaches a per-layer timing table (per-layer profiling on demand). */
   InferenceTrace layers(List<InferenceRecord.LayerTime> layers);
 
-  /** Links the record to a distributed trace (W3C trace and span IDs, lowercase hex). */
+  /**
+   * Links the record to a distributed trace: W3C trace ID (32 lowercase hex digits) and span ID (16),
+   * not all zero; anything else is ignored and counted as misuse.
+   */
   InferenceTrace traceContext(String traceId, String spanId);
 
   /** Adds a user attribute to the record. */

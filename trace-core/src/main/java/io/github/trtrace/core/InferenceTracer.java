@@ -108,7 +108,10 @@ public interface InferenceTracer extends AutoCloseable {
       }
     }
 
-    /** Sampling policy; default: keep every record, failures and slow ones marked as such. */
+    /**
+     * Sampling policy; default: keep every record, failures and slow ones marked as such. A sampler
+     * given here wins over {@code TRTRACE_SAMPLE_RATE} and {@code TRTRACE_SLOW_MS} (a warning says so).
+     */
     public Builder sampler(Sampler sampler) {
       this.sampler = Objects.requireNonNull(sampler, "sampler");
       return this;

@@ -1,6 +1,7 @@
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +17,25 @@ final class TracerSettings {
     @Nullable String get(String property, String env);
   }
 
+  /** One setting: its system property and its environment variable. */
+  private record Setting(String property, String env) {
+    @Override
+    public String toString() {
+      return env + " (" + property + ")";
+    }
+  }
+
+  private static final Setting LOG_PATH = new Setting("trtrace.log.path", InferenceTracer.Builder.ENV_LOG_PATH);
+  private static final Setting SAMPLE_RATE =
+      new Setting("trtrace.sample.rate", InferenceTracer.Builder.ENV_SAMPLE_RATE);
+  private static final Setting SLOW_MS = new Setting("trtrace.slow.ms", InferenceTracer.Builder.ENV_SLOW_MS);
+  private static final Setting QUEUE_SIZE =
+      new Setting("trtrace.queue.size", InferenceTracer.Builder.ENV_QUEUE_SIZE);
+  private static final Setting QUEUE_POLICY =
+      new Setting("trtrace.queue.policy", InferenceTracer.Builder.ENV_QUEUE_POLICY);
+  private static final Setting INPUT_DIGEST =
+      new Setting("trtrace.input.digest", InferenceTracer.Builder.ENV_INPUT_DIGEST);
+
   private TracerSettings() {}
 
   static Lookup systemLookup() {
@@ -25,60 +45,92 @@ final class TracerSettings {
     };
   }
 
+  /**
+   * Validates every setting first and only then applies them, so an invalid value never leaves a
+   * half-configured builder with an open log file behind; the file sink is opened last.
+   */
   static void apply(InferenceTracer.Builder b, Lookup lookup) {
-    String path = value(lookup, "trtrace.log.path", InferenceTracer.Builder.ENV_LOG_PATH);
-    if (path != null) {
+    String pathValue = value(lookup, LOG_PATH);
+    Path path = null;
+    if (pathValue != null) {
       try {
-        b.jsonLinesFile(Path.of(path));
+        path = Path.of(pathValue);
       } catch (InvalidPathException e) {
-        throw invalid(InferenceTracer.Builder.ENV_LOG_PATH, path, "not a valid path");
+        throw invalid(LOG_PATH, pathValue, "not a valid path");
       }
     }
-    String rate = value(lookup, "trtrace.sample.rate", InferenceTracer.Builder.ENV_SAMPLE_RATE);
+    String rate = value(lookup, SAMPLE_RATE);
+    Double r = null;
     if (rate != null) {
-      double r = parseDouble(InferenceTracer.Builder.ENV_SAMPLE_RATE, rate);
+      r = parseDouble(SAMPLE_RATE, rate);
       if (!(r >= 0.0 && r <= 1.0)) {
-        throw invalid(InferenceTracer.Builder.ENV_SAMPLE_RATE, rate, "must be between 0 and 1");
+        throw invalid(SAMPLE_RATE, rate, "must be between 0 and 1");
       }
+    }
+    String slow = value(lookup, SLOW_MS);
+    Duration slowThreshold = null;
+    if (slow != null) {
+      double ms = parseDouble(SLOW_MS, slow);
+      long nanos = (long) (ms * 1_000_000);
+      if (!(ms > 0) || Double.isInfinite(ms) || nanos <= 0) {
+        throw invalid(SLOW_MS, slow, "must be a positive number of milliseconds");
+      }
+      slowThreshold = Duration.ofNanos(nanos);
+    }
+    String size = value(lookup, QUEUE_SIZE);
+    int capacity = -1;
+    if (size != null) {
+      try {
+        capacity = Integer.parseInt(size);
+      } catch (NumberFormatException e) {
+        throw invalid(QUEUE_SIZE, size, "must be an integer");
+      }
+    }
+    String policyValue = value(lookup, QUEUE_POLICY);
+    QueueFullPolicy policy = null;
+    if (policyValue != null) {
+      try {
+        policy = QueueFullPolicy.valueOf(policyValue.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw invalid(QUEUE_POLICY, policyValue, "must be 'block' or 'drop'");
+      }
+    }
+    String digest = value(lookup, INPUT_DIGEST);
+    if (digest != null && !digest.equalsIgnoreCase("true") && !digest.equalsIgnoreCase("false")) {
+      throw invalid(INPUT_DIGEST, digest, "must be 'true' or 'false'");
+    }
+
+    if (r != null) {
       b.samplerBuilder().rate(r);
     }
-    String slow = value(lookup, "trtrace.slow.ms", InferenceTracer.Builder.ENV_SLOW_MS);
-    if (slow != null) {
-      double ms = parseDouble(InferenceTracer.Builder.ENV_SLOW_MS, slow);
-      if (!(ms > 0) || Double.isInfinite(ms)) {
-        throw invalid(InferenceTracer.Builder.ENV_SLOW_MS, slow, "must be a positive number of milliseconds");
-      }
-      b.samplerBuilder().slowThreshold(Duration.ofNanos((long) (ms * 1_000_000)));
+    if (slowThreshold != null) {
+      b.samplerBuilder().slowThreshold(slowThreshold);
     }
-    String size = value(lookup, "trtrace.queue.size", InferenceTracer.Builder.ENV_QUEUE_SIZE);
     if (size != null) {
-      int n;
       try {
-        n = Integer.parseInt(size);
-      } catch (NumberFormatException e) {
-        throw invalid(InferenceTracer.Builder.ENV_QUEUE_SIZE, size, "must be an integer");
-      }
-      b.queueCapacity(n);
-    }
-    String policy = value(lookup, "trtrace.queue.policy", InferenceTracer.Builder.ENV_QUEUE_POLICY);
-    if (policy != null) {
-      try {
-        b.queueFullPolicy(QueueFullPolicy.valueOf(policy.toUpperCase(Locale.ROOT)));
+        b.queueCapacity(capacity);
       } catch (IllegalArgumentException e) {
-        throw invalid(InferenceTracer.Builder.ENV_QUEUE_POLICY, policy, "must be 'block' or 'drop'");
+        throw invalid(QUEUE_SIZE, size, e.getMessage());
       }
     }
-    String digest = value(lookup, "trtrace.input.digest", InferenceTracer.Builder.ENV_INPUT_DIGEST);
+    if (policy != null) {
+      b.queueFullPolicy(policy);
+    }
     if (digest != null) {
-      if (!digest.equalsIgnoreCase("true") && !digest.equalsIgnoreCase("false")) {
-        throw invalid(InferenceTracer.Builder.ENV_INPUT_DIGEST, digest, "must be 'true' or 'false'");
-      }
       b.inputDigest(Boolean.parseBoolean(digest));
+    }
+    if (path != null) {
+      try {
+        b.jsonLinesFile(path);
+      } catch (UncheckedIOException e) {
+        throw new UncheckedIOException(
+            LOG_PATH + "=" + pathValue + ": " + e.getMessage(), e.getCause());
+      }
     }
   }
 
-  private static @Nullable String value(Lookup lookup, String property, String env) {
-    String v = lookup.get(property, env);
+  private static @Nullable String value(Lookup lookup, Setting setting) {
+    String v = lookup.get(setting.property(), setting.env());
     if (v == null) {
       return null;
     }
@@ -86,7 +138,7 @@ final class TracerSettings {
     return v.isEmpty() ? null : v;
   }
 
-  private static double parseDouble(String name, String value) {
+  private static double parseDouble(Setting name, String value) {
     try {
       return Double.parseDouble(value);
     } catch (NumberFormatException e) {
@@ -94,7 +146,7 @@ final class TracerSettings {
     }
   }
 
-  private static IllegalArgumentException invalid(String name, String value, String why) {
+  private static IllegalArgumentException invalid(Setting name, String value, String why) {
     String shown = value.length() > 64 ? value.substring(0, 64) + "…" : value;
     return new IllegalArgumentException(name + "=" + shown + ": " + why);
   }

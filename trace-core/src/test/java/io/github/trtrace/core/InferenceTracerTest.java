@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.RecordSink;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +18,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class InferenceTracerTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
@@ -185,11 +191,14 @@ class InferenceTracerTest {
     try {
       InferenceTrace t = tracer.start("m", "req-hop");
       t.beginStage(Stage.QUEUE);
+      advanceMs(7);
       worker.submit(() -> {
         t.endStage(Stage.QUEUE);
         try (var s = t.stage(Stage.INFER)) {
+          advanceMs(11);
           t.outputTokens(3);
         }
+        advanceMs(1);
         t.close();
       }).get(10, TimeUnit.SECONDS);
     } finally {
@@ -197,8 +206,125 @@ class InferenceTracerTest {
     }
     InferenceRecord r = onlyRecord();
     assertThat(r.outputTokens()).isEqualTo(3);
-    assertThat(r.queueMs()).isNotNaN();
-    assertThat(r.inferMs()).isNotNaN();
+    assertThat(r.queueMs()).isEqualTo(7.0);
+    assertThat(r.inferMs()).isEqualTo(11.0);
+    assertThat(r.latencyMs()).isEqualTo(19.0);
+    assertThat(tracer.stats().misuse()).isZero();
+  }
+
+  @Test
+  void concurrentEndsFromSeveralThreadsWriteExactlyOneRecord() throws Exception {
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int round = 0; round < 50; round++) {
+        InferenceTrace t = tracer.start("m", "req-race-" + round);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<?>> ends = new java.util.ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+          ends.add(pool.submit(() -> {
+            go.await();
+            t.token();
+            t.close();
+            return null;
+          }));
+        }
+        go.countDown();
+        for (var f : ends) {
+          f.get(10, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    tracer.flush().join();
+    assertThat(sink.records()).hasSize(50);
+    assertThat(sink.records()).allSatisfy(r -> assertThat(r.outputTokens()).isBetween(1, threads));
+    TracerStats s = tracer.stats();
+    assertThat(s.ended()).isEqualTo(50);
+    // every thread but the winner closed an ended trace; tokens after the end are misuse too
+    assertThat(s.misuse()).isGreaterThanOrEqualTo(50L * (threads - 1));
+  }
+
+  @Test
+  void nullArgumentsAndMalformedCallsAreCountedAndNeverThrown() {
+    InferenceRecord.LayerTime layer = new InferenceRecord.LayerTime("attn", 1.5, 2);
+    try (InferenceTrace t = tracer.start("m", "req-nulls")) {
+      t.stage(null).close();                                   // 1: begin(null); the scope is a no-op
+      t.beginStage(null).endStage(null);                       // 2, 3
+      t.input(null).status(null).engineFingerprint(null);      // 4, 5, 6
+      t.attribute(null, "v").attribute("k", null);             // 7, 8
+      t.event("kind", null, "message");                        // 9
+      t.layers(java.util.Arrays.asList(layer, null));          // 10: the null element only
+      t.layers(null);                                          // 11
+      t.traceContext("not-hex", "0123456789abcdef");           // 12
+      t.traceContext("00000000000000000000000000000000", "0123456789abcdef"); // 13: all-zero ID
+      t.traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"); // valid
+      advanceMs(2);
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(tracer.stats().misuse()).isEqualTo(13);
+    assertThat(r.status()).isEqualTo(Status.SUCCESS);
+    assertThat(r.layers()).containsExactly(layer);
+    assertThat(r.attributes()).isEmpty();
+    assertThat(r.events()).isEmpty();
+    assertThat(r.traceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+    assertThat(r.spanId()).isEqualTo("00f067aa0ba902b7");
+    assertThat(r.latencyMs()).isEqualTo(2.0);
+  }
+
+  @Test
+  void successAfterAFailureIsIgnoredSoNoRecordSaysSuccessWithAnErrorType() {
+    try (InferenceTrace t = tracer.start("m", "req-late-success")) {
+      t.error("tensorrt.oom");
+      t.status(Status.SUCCESS);
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.status()).isEqualTo(Status.ERROR);
+    assertThat(r.errorType()).isEqualTo("tensorrt.oom");
+    assertThat(r.sampledReason()).isEqualTo("error");
+    assertThat(tracer.stats().misuse()).isEqualTo(1);
+  }
+
+  @Test
+  void anErrorAfterAnExplicitSuccessMarksTheRequestFailed() {
+    try (InferenceTrace t = tracer.start("m", "req-then-error")) {
+      t.status(Status.SUCCESS).error(new IllegalStateException());
+    }
+    assertThat(onlyRecord().status()).isEqualTo(Status.ERROR);
+  }
+
+  @Test
+  void tpotIsTheMeanIntervalBetweenTokenMarksWhenTheFirstTokenWasMarkedApart() {
+    try (InferenceTrace t = tracer.start("m", "req-tpot")) {
+      advanceMs(10);
+      t.firstToken();           // e.g. the prefill returned the first token
+      advanceMs(6);
+      t.token();                // then the streamed tokens, 3 ms apart
+      advanceMs(3);
+      t.token();
+      advanceMs(3);
+      t.token();
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.ttftMs()).isEqualTo(10.0);
+    assertThat(r.tpotMs()).isEqualTo(3.0);
+    assertThat(r.outputTokens()).isEqualTo(3);
+    assertThat(r.latencyMs()).isEqualTo(22.0);
+  }
+
+  @Test
+  void inputDigestIsTakenFromTheInputAsItWasWhenGiven() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    StringBuilder reused = new StringBuilder("first prompt");
+    try (InferenceTrace t = tracer.start("m", "req-snapshot")) {
+      t.input(reused);
+      reused.setLength(0);
+      reused.append("another request's prompt");
+      t.error("boom");
+    }
+    assertThat(onlyRecord().inputDigest()).isEqualTo("first prompt");
   }
 
   @Test
@@ -270,6 +396,108 @@ class InferenceTracerTest {
     env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes");
     assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
         .hasMessageContaining("TRTRACE_QUEUE_POLICY");
+  }
+
+  @Test
+  void everyOutOfRangeSettingFailsNamingItsVariableAndProperty() {
+    Map<String, String> bad = Map.of(
+        InferenceTracer.Builder.ENV_SAMPLE_RATE, "half",
+        InferenceTracer.Builder.ENV_SLOW_MS, "0.0000001",
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "0",
+        InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes",
+        InferenceTracer.Builder.ENV_INPUT_DIGEST, "yes",
+        InferenceTracer.Builder.ENV_LOG_PATH, "logs/\0.log");
+    bad.forEach((name, value) ->
+        assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> e.equals(name) ? value : null))
+            .as(name)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith(name + " (trtrace."));
+  }
+
+  @Test
+  void anInvalidSettingOpensNoLogFile(@TempDir Path dir) {
+    Path log = dir.resolve("inference.log");
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "-1");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+        .hasMessageContaining(InferenceTracer.Builder.ENV_QUEUE_SIZE);
+    assertThat(log).doesNotExist();
+  }
+
+  @Test
+  void logPathSampleRateSlowThresholdAndDigestFromEnvironmentShapeTheLog(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("logs").resolve("inference.log");
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
+        InferenceTracer.Builder.ENV_SAMPLE_RATE, "0",
+        InferenceTracer.Builder.ENV_SLOW_MS, "5",
+        InferenceTracer.Builder.ENV_INPUT_DIGEST, "TRUE");
+    tracer.close();
+    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).clocks(wall, nanos::get).build();
+    for (int i = 0; i < 3; i++) {
+      try (InferenceTrace t = tracer.start("m", "req-fast-" + i)) {
+        advanceMs(1);                           // ordinary success at rate 0: sampled out
+      }
+    }
+    try (InferenceTrace t = tracer.start("m", "req-slow")) {
+      t.input("call me on 0123456789012");
+      advanceMs(6);                             // above TRTRACE_SLOW_MS: kept, with a digest
+    }
+    tracer.close();
+    List<String> lines = Files.readAllLines(log);
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0)).contains("\"request_id\":\"req-slow\"", "\"sampled_reason\":\"slow\"", "\"input_digest\":");
+    assertThat(lines.get(0)).doesNotContain("0123456789012");
+    assertThat(tracer.stats().sampledOut()).isEqualTo(3);
+  }
+
+  @Test
+  void queueSizeAndDropPolicyFromEnvironmentDropAndCountWhenTheSinkStalls() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    RecordSink stalled = RecordSink.named("stalled", batch -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    Map<String, String> env = Map.of(
+        InferenceTracer.Builder.ENV_QUEUE_SIZE, "2",
+        InferenceTracer.Builder.ENV_QUEUE_POLICY, "drop");
+    tracer.close();
+    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).sink(stalled).build();
+    try {
+      for (int i = 0; i < 20; i++) {
+        try (InferenceTrace t = tracer.start("m")) {
+          t.outputTokens(1);
+        }
+      }
+      DispatcherStats d = tracer.stats().dispatcher();
+      assertThat(d.droppedQueueFull()).as("a queue of 2 cannot take 20 records while the sink stalls").isPositive();
+      assertThat(d.droppedBlockTimeout()).as("drop policy never waits").isZero();
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aSystemPropertyWinsOverTheEnvironmentVariable() {
+    String property = "trtrace.sample.rate";
+    String before = System.getProperty(property);
+    System.setProperty(property, "0.25");
+    try {
+      assertThat(TracerSettings.systemLookup().get(property, InferenceTracer.Builder.ENV_SAMPLE_RATE))
+          .isEqualTo("0.25");
+    } finally {
+      if (before == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, before);
+      }
+    }
+    assertThat(TracerSettings.systemLookup().get("trtrace.no.such.property", "PATH"))
+        .as("falls back to the environment").isEqualTo(System.getenv("PATH"));
   }
 
   @Test

@@ -62,10 +62,9 @@ final class ContextExecutorService implements ExecutorService {
   }
 
   private static <T> List<Callable<T>> wrapAll(Collection<? extends Callable<T>> tasks) {
-    RequestContext captured = RequestContext.current();
     List<Callable<T>> wrapped = new ArrayList<>(tasks.size());
     for (Callable<T> task : tasks) {
-      wrapped.add(() -> captured.call(task));
+      wrapped.add(RequestContext.wrap(task));
     }
     return wrapped;
   }

@@ -134,6 +134,19 @@ class RequestContextPropagationTest {
   }
 
   @Test
+  void scopesAWrappedTaskLeavesOpenOrClosesOnAnotherThreadDoNotLeakToThePoolThread() throws Exception {
+    ExecutorService wrapped = RequestContext.wrap(pool);
+    Future<?> task = RequestContext.with("req-task").call(() -> wrapped.submit(() -> {
+      RequestContext.with("req-left-open").open();
+      RequestContext.Scope elsewhere = RequestContext.with("req-closed-elsewhere").open();
+      CompletableFuture.runAsync(elsewhere::close).join(); // ignored: not the owner thread
+      assertThat(currentId()).isEqualTo("req-closed-elsewhere");
+    }));
+    task.get(10, TimeUnit.SECONDS);
+    assertThat(seenInPoolNow()).as("the next, unwrapped task on the same thread").isEqualTo(Seen.NONE);
+  }
+
+  @Test
   void wrappingTwiceReturnsTheSameWrapper() {
     ExecutorService wrapped = RequestContext.wrap(pool);
     assertThat(RequestContext.wrap(wrapped)).isSameAs(wrapped);
