@@ -126,15 +126,34 @@ class DispatcherTest {
   @Test
   void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
     InMemorySink store = InMemorySink.create();
+    // flush interval and block timeout far away: only the worker's own timer can write the records
     Dispatcher d =
-        Dispatcher.builder().sink(store).batchSize(512).maxWriteDelay(Duration.ofMillis(30)).build();
-    try {
-      // far below half a batch: no caller wakes the worker, its own timer must
-      d.offer(record("req-lone"), false);
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.count() == 1);
-    } finally {
-      d.close();
+        start(
+            Dispatcher.builder()
+                .sink(store)
+                .batchSize(512)
+                .flushInterval(Duration.ofHours(1))
+                .maxWriteDelay(Duration.ofMillis(30)));
+    // far below half a batch: no caller wakes the worker, its own timer must
+    d.offer(record("req-lone"), false);
+    await().atMost(Duration.ofSeconds(2)).until(() -> store.count() == 1);
+    // and again once the worker has gone back to sleep, for a priority record
+    d.offer(record("req-lone-error", Status.ERROR), true);
+    await().atMost(Duration.ofSeconds(2)).until(() -> store.count() == 2);
+    assertThat(ids(store)).containsExactly("req-lone", "req-lone-error");
+  }
+
+  @Test
+  void callersWakeTheWorkerOnceHalfABatchIsWaiting() {
+    InMemorySink store = InMemorySink.create();
+    // the worker's own timer is 10 s away: records written sooner were woken for by a caller
+    Dispatcher d =
+        start(Dispatcher.builder().sink(store).batchSize(8).maxWriteDelay(Duration.ofSeconds(10)));
+    await().pollDelay(Duration.ofMillis(50)).until(() -> true); // let the worker park
+    for (int i = 0; i < 4; i++) {
+      d.offer(record("half-" + i), false);
     }
+    await().atMost(Duration.ofSeconds(5)).until(() -> store.count() == 4);
   }
 
   @Test
