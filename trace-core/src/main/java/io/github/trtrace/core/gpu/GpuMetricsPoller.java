@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * <p>A read that throws (or returns null) is counted in {@link #failures()}, logged at most once a
  * minute, and the last good reading stays; polling goes on (it stops only on an {@link
  * InternalError} or another error of the JVM itself, logged at ERROR). A read that hangs (a
- * wedged driver) stalls only this poller's own thread: {@link #latest()} keeps answering with the last good reading (its
- * {@link GpuReading#epochMillis()} shows its age), reads are scheduled with a fixed delay so they
- * never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
+ * wedged driver) stalls only this poller's own thread: {@link #latest()} keeps answering with the
+ * last good reading (its {@link GpuReading#epochMillis()} shows its age), reads are scheduled with
+ * a fixed delay so they never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
  * waits at most one second; if the read still has not returned, the source is closed by the poller
  * thread as soon as it does, never concurrently with a read.
  */
