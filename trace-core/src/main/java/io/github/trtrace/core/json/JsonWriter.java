@@ -290,7 +290,9 @@ public final class JsonWriter {
 
   /**
    * Bit {@code c} set for the chars at or above U+00A0 that are written escaped: format characters
-   * (Cf) and the line and paragraph separators. One table lookup on the hot path.
+   * (Cf), the line and paragraph separators, and the whole U+2060..U+206F block (its one unassigned
+   * code point, U+2065, is reserved for a future invisible control). One table lookup on the hot
+   * path.
    */
   private static final long[] ESCAPED = escapedChars();
 
@@ -300,7 +302,8 @@ public final class JsonWriter {
       int type = Character.getType(c);
       if (type == Character.FORMAT
           || type == Character.LINE_SEPARATOR
-          || type == Character.PARAGRAPH_SEPARATOR) {
+          || type == Character.PARAGRAPH_SEPARATOR
+          || (c >= 0x2060 && c <= 0x206f)) {
         bits[c >>> 6] |= 1L << c;
       }
     }
