@@ -12,8 +12,9 @@ import java.util.Objects;
  * }</pre>
  *
  * @param drained records handed to the sinks between the start of close and its end
- * @param notWritten records neither written nor dropped when close returned: left in the queues at
- *     the deadline (discarded) or in a batch a sink had not yet returned from
+ * @param notWritten records accepted into the queue that had not gone through every sink's
+ *     {@code write} when close returned: left in the queues at the deadline (discarded), in a batch
+ *     a sink had not yet returned from, or stranded by a worker stopped by a fatal JVM error
  * @param timedOut whether close returned before the worker had finished (flushed and closed the
  *     sinks): the deadline passed, or close was called by a sink on the dispatcher thread, which
  *     cannot wait for itself

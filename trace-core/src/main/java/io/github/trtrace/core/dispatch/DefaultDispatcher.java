@@ -78,10 +78,8 @@ final class DefaultDispatcher implements Dispatcher {
   // Written only by the worker thread; volatile so that stats() and close() read them.
   private volatile long written;
   private volatile long failed;
-  private volatile int inFlight;
   private volatile boolean closePhase;
   private volatile long drainedOnClose;
-  private volatile long discardedOnClose;
   private final Map<String, String> closeFailures = Collections.synchronizedMap(new LinkedHashMap<>());
   private long lastReportedDrops;
 
@@ -194,7 +192,7 @@ final class DefaultDispatcher implements Dispatcher {
   @Override
   public CompletableFuture<Void> flush() {
     if (closing) {
-      return terminatedFuture.thenApply(ignored -> null);
+      return terminatedFuture.handle((ignored, fatal) -> null);
     }
     CompletableFuture<Void> request = new CompletableFuture<>();
     flushRequests.add(request);
@@ -249,13 +247,22 @@ final class DefaultDispatcher implements Dispatcher {
     return report(true);
   }
 
-  /**
-   * What close achieved so far. Besides the records discarded at the deadline, counts what is still
-   * queued (a racing offer, or a worker stopped by a fatal error) and a batch a sink still holds.
-   */
+  /** What close achieved so far. */
   private CloseReport report(boolean timedOut) {
-    return new CloseReport(
-        drainedOnClose, discardedOnClose + queued() + inFlight, timedOut, copyCloseFailures());
+    return new CloseReport(drainedOnClose, notWritten(), timedOut, copyCloseFailures());
+  }
+
+  /**
+   * Records accepted into a queue and not (yet) through every sink's {@code write}: queued, in the
+   * batch a sink holds, or discarded at the close deadline. Counted from the queues' producer
+   * indices (every record ever accepted) rather than from what the worker has taken out, so the
+   * answer does not depend on where the worker is (mid-batch, mid-discard). {@code written} and
+   * {@code failed} are read first: they only grow, so the result may be high by a record the
+   * worker finishes meanwhile, never low.
+   */
+  private long notWritten() {
+    long done = written + failed;
+    return mainQueue.currentProducerIndex() + reserveQueue.currentProducerIndex() - done;
   }
 
   private Map<String, String> copyCloseFailures() {
@@ -385,21 +392,26 @@ final class DefaultDispatcher implements Dispatcher {
     for (CompletableFuture<Void> f; (f = flushRequests.poll()) != null; ) {
       requests.add(f);
     }
-    long reserved = reserveQueue.size();
-    long main = mainQueue.size();
-    while (reserved > 0 || main > 0) {
-      int fromReserve = take(reserveQueue, batch, batchSize, reserved);
-      int fromMain = take(mainQueue, batch, batchSize - fromReserve, main);
-      if (fromReserve + fromMain == 0) {
-        break;
+    try {
+      long reserved = reserveQueue.size();
+      long main = mainQueue.size();
+      while (reserved > 0 || main > 0) {
+        int fromReserve = take(reserveQueue, batch, batchSize, reserved);
+        int fromMain = take(mainQueue, batch, batchSize - fromReserve, main);
+        if (fromReserve + fromMain == 0) {
+          break;
+        }
+        reserved -= fromReserve;
+        main -= fromMain;
+        writeBatch(batch, view);
       }
-      reserved -= fromReserve;
-      main -= fromMain;
-      writeBatch(batch, view);
-    }
-    flushSinks();
-    for (CompletableFuture<Void> f : requests) {
-      f.complete(null);
+      flushSinks();
+    } finally {
+      // also when a fatal error stops the worker here: these requests are no longer in the queue
+      // the worker's last act completes, and a caller waiting without a timeout would hang
+      for (CompletableFuture<Void> f : requests) {
+        f.complete(null);
+      }
     }
   }
 
@@ -413,7 +425,6 @@ final class DefaultDispatcher implements Dispatcher {
     while (reserveQueue.poll() != null || mainQueue.poll() != null) {
       discarded++;
     }
-    discardedOnClose = discarded;
     if (discarded > 0) {
       LOG.warn("trtrace dispatcher close timed out: {} queued records discarded unwritten", discarded);
     }
@@ -430,7 +441,6 @@ final class DefaultDispatcher implements Dispatcher {
 
   private void writeBatch(List<InferenceRecord> batch, List<InferenceRecord> view) {
     int n = batch.size();
-    inFlight = n;
     boolean allWrote = true;
     for (SinkSlot s : sinks) {
       try {
@@ -452,7 +462,6 @@ final class DefaultDispatcher implements Dispatcher {
       drainedOnClose += n;
     }
     batch.clear();
-    inFlight = 0;
   }
 
   private void flushSinks() {
@@ -478,6 +487,7 @@ final class DefaultDispatcher implements Dispatcher {
     if (t instanceof VirtualMachineError
         && !(t instanceof StackOverflowError)
         && !(t instanceof OutOfMemoryError)) {
+      closing = true; // before any flush future completes: later offers are refused and counted
       throw (VirtualMachineError) t;
     }
   }

@@ -19,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>The caller of {@link #offer} does no I/O, takes no lock and allocates nothing; it never waits
  * longer than the block timeout. It does not wake the worker for every record either (a wake-up is a
  * system call): the worker wakes by itself every {@link Builder#maxWriteDelay max write delay}, and
- * callers wake it early only once half a batch is waiting. A sink that throws is counted and skipped for that batch; the
- * other sinks still receive it. Sinks may record (offer) themselves: such re-entrant offers never
+ * callers wake it early only once half a batch is waiting. A sink that throws is counted and
+ * skipped for that batch; the other sinks still receive it. Sinks may record (offer) themselves: such re-entrant offers never
  * wait, they are dropped and counted when the queue is full.
  *
  * <pre>{@code

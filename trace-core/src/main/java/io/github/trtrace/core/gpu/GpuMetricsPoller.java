@@ -24,10 +24,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>A read that throws (or returns null) is counted in {@link #failures()}, logged at most once a
- * minute, and the last good reading stays. A read that hangs (a wedged driver) stalls only this
- * poller's own thread: {@link #latest()} keeps answering with the last good reading (its
- * {@link GpuReading#epochMillis()} shows its age), reads are scheduled with a fixed delay so they
- * never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
+ * minute, and the last good reading stays; polling goes on (it stops only on an {@link
+ * InternalError} or another error of the JVM itself, logged at ERROR). A read that hangs (a
+ * wedged driver) stalls only this poller's own thread: {@link #latest()} keeps answering with the
+ * last good reading (its {@link GpuReading#epochMillis()} shows its age), reads are scheduled with
+ * a fixed delay so they never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
  * waits at most one second; if the read still has not returned, the source is closed by the poller
  * thread as soon as it does, never concurrently with a read.
  */
@@ -135,10 +136,17 @@ public final class GpuMetricsPoller implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // only close() interrupts this thread
-    } catch (VirtualMachineError e) {
-      throw e;
-    } catch (Throwable t) { // a failing driver binding (LinkageError included) must not end polling
+    } catch (Throwable t) {
+      // A failing driver binding (LinkageError, a deep recursion, a huge buffer) must not end
+      // polling; only an error of the JVM itself does. The executor would keep any error it ends
+      // the task with to itself, so this is the one place it can be seen.
       failures.incrementAndGet();
+      if (t instanceof VirtualMachineError
+          && !(t instanceof StackOverflowError)
+          && !(t instanceof OutOfMemoryError)) {
+        LOG.error("GPU metrics polling stopped by a fatal JVM error; records keep the last reading", t);
+        throw (VirtualMachineError) t;
+      }
       failureLog.warn("GPU metrics source {} failed: {}", source, t.toString(), t);
     } finally {
       polls.incrementAndGet();

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
  * Internal: not part of the public API, may change without notice.
  *
  * <pre>{@code
- * private final RateLimitedLogger dropLog = RateLimitedLogger.of(LOG, Duration.ofSeconds(10));
+ * private final RateLimitedLogger dropLog = RateLimitedLogger.of(LOG, 10_000); // at most one warning every 10 s
  * dropLog.warn("dropped record {}: queue full", id);
  * }</pre>
  */

@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  * allocation on the common paths. Reusable ({@link #reset(StringBuilder)}) but not thread-safe.
  *
  * <p>Output is safe to put on one line of a log file and to show in a terminal: besides {@code "}
- * and {@code \}, every C0/C1 control character, DEL, U+2028/U+2029 and the bidirectional and
- * zero-width format characters (U+061C, U+200B..U+200F, U+202A..U+202E, U+2060..U+2069, U+FEFF)
- * are written as {@code \}{@code uXXXX}; unpaired UTF-16 surrogates become U+FFFD; strings longer
+ * and {@code \}, every C0/C1 control character, DEL, U+2028/U+2029 and every invisible format
+ * character (Unicode category Cf: the bidirectional controls U+061C, U+200E/F, U+202A..U+202E,
+ * U+2066..U+2069, the zero-width U+200B..U+200D, U+2060, U+FEFF, and the rest, such as U+00AD,
+ * U+180E, U+206A..U+206F, U+FFF9..U+FFFB) are written as {@code \}{@code uXXXX}; unpaired UTF-16 surrogates become U+FFFD; strings longer
  * than the maximum length are cut at a code-point boundary and end with {@code …}, so that a written
  * string is never longer than the maximum (in UTF-16 chars, the marker included).
  *
@@ -287,13 +288,31 @@ public final class JsonWriter {
     out.append('"');
   }
 
+  /**
+   * Bit {@code c} set for the chars at or above U+00A0 that are written escaped: format characters
+   * (Cf), the line and paragraph separators, and the whole U+2060..U+206F block (its one unassigned
+   * code point, U+2065, is reserved for a future invisible control). One table lookup on the hot
+   * path.
+   */
+  private static final long[] ESCAPED = escapedChars();
+
+  private static long[] escapedChars() {
+    long[] bits = new long[1 << 10];
+    for (int c = 0xa0; c <= 0xffff; c++) {
+      int type = Character.getType(c);
+      if (type == Character.FORMAT
+          || type == Character.LINE_SEPARATOR
+          || type == Character.PARAGRAPH_SEPARATOR
+          || (c >= 0x2060 && c <= 0x206f)) {
+        bits[c >>> 6] |= 1L << c;
+      }
+    }
+    return bits;
+  }
+
   /** Non-ASCII chars at or above U+00A0 that are written escaped. */
   private static boolean needsEscape(char c) {
-    return c == 0x061c
-        || (c >= 0x200b && c <= 0x200f)
-        || (c >= 0x2028 && c <= 0x202e)
-        || (c >= 0x2060 && c <= 0x2069)
-        || c == 0xfeff;
+    return (ESCAPED[c >>> 6] & (1L << c)) != 0;
   }
 
   private void unicodeEscape(char c) {

@@ -36,6 +36,11 @@ final class LogLinearBuckets {
     return Math.scalb(1.0 + (double) sub / SUB_BUCKETS, exponent);
   }
 
+  /** Upper bound of a bucket (exclusive), microseconds: the lower bound of the next one. */
+  static double upperBound(int index) {
+    return lowerBound(index + 1);
+  }
+
   /** The value reported for a bucket: its midpoint, microseconds. */
   static double representative(int index) {
     int exponent = index >>> SUB_BUCKET_BITS;

@@ -29,16 +29,20 @@ final class ModelLatency {
   }
 
   /**
-   * The current adaptive threshold in milliseconds; {@code +Infinity} while the window holds fewer
-   * than {@code minSamples} values (no verdict yet).
+   * The current adaptive threshold in milliseconds: the upper bound of the histogram bucket holding
+   * the percentile (at most 1/32 above the exact value); {@code +Infinity} while the window holds
+   * fewer than {@code minSamples} values (no verdict yet).
    */
   double thresholdMs(long nowNanos) {
     long n = records.get();
     if ((n - recordsAtCompute >= RECOMPUTE_RECORDS || nowNanos - computedAtNanos >= RECOMPUTE_NANOS)
         && computing.compareAndSet(false, true)) {
       try {
-        double q = histogram.quantileMicros(percentile, nowNanos, minSamples);
-        thresholdMs = Double.isNaN(q) ? Double.POSITIVE_INFINITY : q / 1000.0;
+        int bucket = histogram.quantileBucket(percentile, nowNanos, minSamples);
+        // The bucket's upper bound, not its midpoint: only latencies above every value sharing the
+        // percentile's bucket are slow, so a steady service is never flagged request after request.
+        thresholdMs =
+            bucket < 0 ? Double.POSITIVE_INFINITY : LogLinearBuckets.upperBound(bucket) / 1000.0;
         recordsAtCompute = n;
         computedAtNanos = nowNanos;
       } finally {

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * Decides, on the caller thread at the end of each request, whether its record is kept and why.
  * Failures (every status but {@link Status#SUCCESS}) are always kept with the status's wire name
  * as reason. A success is kept as {@code "slow"} when its latency reaches the fixed threshold, as
- * {@code "slow_p99"} when it reaches its model's current adaptive percentile over a sliding
+ * {@code "slow_p99"} when it exceeds its model's current adaptive percentile over a sliding
  * window, and otherwise as {@code "sampled"} with probability {@code rate}.
  *
  * <pre>{@code
@@ -21,14 +21,16 @@ import org.jspecify.annotations.Nullable;
  *     .slowThreshold(Duration.ofSeconds(2))    // always keep anything slower than 2 s
  *     .build();                                // and each model's p99 outliers (after 200 requests)
  * String reason = sampler.decide("llama-8b", Status.SUCCESS, 180.0);
- * if (reason != null) { record.sampledReason(reason); dispatcher.offer(record); }
+ * if (reason != null) { dispatcher.offer(record.sampledReason(reason).build(), !reason.equals(Sampler.SAMPLED)); }
  * }</pre>
  *
  * <p>The adaptive percentile is computed per model from the latencies of its successes only (fast
  * rejections and deadline timeouts say nothing about normal serving time). Every success is
  * recorded, whether kept or sampled out, <em>after</em> its own decision: it is judged against the
- * requests before it. The percentile comes from a log-linear histogram (about 1.6 % resolution)
- * over a sliding window, recomputed every 64 successes or 100 ms, and needs {@code minSamples}
+ * requests before it. The percentile comes from a log-linear histogram over a sliding window, and
+ * a success is "slow_p99" when it lies above the whole histogram bucket holding that percentile
+ * (buckets are at most 3.1 % wide), so a service with steady latency is not flagged request after
+ * request. The percentile is recomputed every 64 successes or 100 ms, and needs {@code minSamples}
  * successes in the window before it gives any verdict.
  *
  * <p>Implementations are thread-safe, lock-free on the decision path and never throw.

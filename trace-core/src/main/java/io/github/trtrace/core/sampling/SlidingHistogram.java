@@ -76,10 +76,19 @@ final class SlidingHistogram {
    * fewer than {@code minSamples} values. Allocates nothing.
    */
   double quantileMicros(double p, long nowNanos, long minSamples) {
+    int bucket = quantileBucket(p, nowNanos, minSamples);
+    return bucket < 0 ? Double.NaN : LogLinearBuckets.representative(bucket);
+  }
+
+  /**
+   * The index of the bucket holding the {@code p}-quantile (nearest rank) of the window ending at
+   * {@code nowNanos}, or -1 when the window holds fewer than {@code minSamples} values.
+   */
+  int quantileBucket(double p, long nowNanos, long minSamples) {
     int liveSlots = liveSlots(nowNanos);
     long total = count(liveSlots);
     if (total == 0 || total < minSamples) {
-      return Double.NaN;
+      return -1;
     }
     long rank = Math.max(1L, Math.min(total, (long) Math.ceil(p * total)));
     long cumulative = 0;
@@ -90,11 +99,11 @@ final class SlidingHistogram {
         }
       }
       if (cumulative >= rank) {
-        return LogLinearBuckets.representative(i);
+        return i;
       }
     }
     // Counts moved under us (concurrent records or a slot cleared mid-scan): report the top.
-    return LogLinearBuckets.representative(B - 1);
+    return B - 1;
   }
 
   /** Bit {@code s} set when slot {@code s} holds data of the window ending at {@code nowNanos}. */

@@ -126,15 +126,34 @@ class DispatcherTest {
   @Test
   void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
     InMemorySink store = InMemorySink.create();
+    // flush interval and block timeout far away: only the worker's own timer can write the records
     Dispatcher d =
-        Dispatcher.builder().sink(store).batchSize(512).maxWriteDelay(Duration.ofMillis(30)).build();
-    try {
-      // far below half a batch: no caller wakes the worker, its own timer must
-      d.offer(record("req-lone"), false);
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.count() == 1);
-    } finally {
-      d.close();
+        start(
+            Dispatcher.builder()
+                .sink(store)
+                .batchSize(512)
+                .flushInterval(Duration.ofHours(1))
+                .maxWriteDelay(Duration.ofMillis(30)));
+    // far below half a batch: no caller wakes the worker, its own timer must
+    d.offer(record("req-lone"), false);
+    await().atMost(Duration.ofSeconds(2)).until(() -> store.count() == 1);
+    // and again once the worker has gone back to sleep, for a priority record
+    d.offer(record("req-lone-error", Status.ERROR), true);
+    await().atMost(Duration.ofSeconds(2)).until(() -> store.count() == 2);
+    assertThat(ids(store)).containsExactly("req-lone", "req-lone-error");
+  }
+
+  @Test
+  void callersWakeTheWorkerOnceHalfABatchIsWaiting() {
+    InMemorySink store = InMemorySink.create();
+    // the worker's own timer is 10 s away: records written sooner were woken for by a caller
+    Dispatcher d =
+        start(Dispatcher.builder().sink(store).batchSize(8).maxWriteDelay(Duration.ofSeconds(10)));
+    await().pollDelay(Duration.ofMillis(50)).until(() -> true); // let the worker park
+    for (int i = 0; i < 4; i++) {
+      d.offer(record("half-" + i), false);
     }
+    await().atMost(Duration.ofSeconds(5)).until(() -> store.count() == 4);
   }
 
   @Test
@@ -340,6 +359,50 @@ class DispatcherTest {
     assertThat(d.stats().queued()).isZero();
   }
 
+  @Test
+  void aTimedOutCloseReportsEveryRecordItDidNotWriteEvenWhileTheWorkerIsDiscarding() throws Exception {
+    // The worker discards what is left at the same deadline at which close() stops waiting, so
+    // close() reads its report while the discarding is under way: the count must not depend on it.
+    CountDownLatch sinkClosed = new CountDownLatch(1);
+    AtomicInteger written = new AtomicInteger();
+    RecordSink slow =
+        new RecordSink() {
+          @Override
+          public String name() {
+            return "slow";
+          }
+
+          @Override
+          public void write(List<InferenceRecord> batch) {
+            long end = System.nanoTime() + 20_000;
+            while (System.nanoTime() < end) {
+              Thread.onSpinWait();
+            }
+            written.addAndGet(batch.size());
+          }
+
+          @Override
+          public void close() {
+            sinkClosed.countDown();
+          }
+        };
+    Dispatcher d = start(Dispatcher.builder().sink(slow).queueCapacity(200_000).batchSize(1));
+    int offered = 100_000;
+    for (int i = 0; i < offered; i++) {
+      assertThat(d.offer(record("r-" + i), false)).isTrue();
+    }
+    CloseReport report = d.close(Duration.ofMillis(50));
+    assertThat(sinkClosed.await(30, SECONDS)).isTrue();
+
+    assertThat(report.timedOut()).isTrue();
+    long neverWritten = offered - written.get();
+    assertThat(neverWritten).isPositive();
+    // at most the one-record batch the sink was writing when close() returned may have been
+    // written after the report was taken
+    assertThat(report.notWritten()).isBetween(neverWritten, neverWritten + 1);
+    assertThat(d.stats().written()).isEqualTo(written.get());
+  }
+
   // ------------------------------------------------------------------ sink failures
 
   @Test
@@ -395,6 +458,31 @@ class DispatcherTest {
     DispatcherStats.SinkStats b = d.stats().sinks().get("broken");
     assertThat(b.batchesFailed()).isEqualTo(2);
     assertThat(b.lastError()).isEqualTo("java.lang.OutOfMemoryError: huge buffer");
+  }
+
+  @Test
+  void aFatalJvmErrorInASinkStopsTheWorkerAndEverythingAfterIsCountedNotLost() throws Exception {
+    RecordSink broken =
+        RecordSink.named(
+            "broken",
+            batch -> {
+              throw new InternalError("the JVM is broken");
+            });
+    Dispatcher d = start(Dispatcher.builder().sink(broken));
+    d.offer(record("in-the-fatal-batch"), false);
+    d.flush().get(30, SECONDS); // completed by the dying worker
+
+    assertThat(d.offer(record("late"), false)).isFalse();
+    assertThat(d.stats().droppedClosed()).isEqualTo(1);
+    // a flush after the worker died still completes normally, as documented
+    assertThat(d.flush().get(30, SECONDS)).isNull();
+    CloseReport report = d.close(LONG);
+    assertThat(report.timedOut()).isFalse();
+    assertThat(report.notWritten()).as("the batch the sink died on").isEqualTo(1);
+    assertThat(report.clean()).isFalse();
+    DispatcherStats stats = d.stats();
+    assertThat(stats.written() + stats.failed()).isZero();
+    assertThat(stats.sinks().get("broken").lastError()).isEqualTo("java.lang.InternalError: the JVM is broken");
   }
 
   @Test

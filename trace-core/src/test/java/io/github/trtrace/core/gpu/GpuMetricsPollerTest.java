@@ -82,6 +82,27 @@ class GpuMetricsPollerTest {
   }
 
   @Test
+  void aStackOverflowOrOutOfMemoryInTheSourceIsCountedAndPollingGoesOn() {
+    // A scheduled task that throws is never run again, and nobody sees its error: polling would
+    // stop silently with a stale reading on every record.
+    AtomicInteger calls = new AtomicInteger();
+    GpuMetricsSource deep = () -> {
+      int n = calls.incrementAndGet();
+      if (n == 1) {
+        throw new StackOverflowError("recursive binding");
+      }
+      if (n == 2) {
+        throw new OutOfMemoryError("huge sample buffer");
+      }
+      return reading(n);
+    };
+    try (GpuMetricsPoller poller = GpuMetricsPoller.start(deep, FAST)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> poller.latest().utilPercent() >= 3);
+      assertThat(poller.failures()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void sourceIsOnlyEverCalledOnThePollerDaemonThread() {
     CountingSource source = new CountingSource();
     try (GpuMetricsPoller poller = GpuMetricsPoller.start(source, FAST)) {

@@ -69,6 +69,28 @@ class JsonWriterTest {
   }
 
   @Test
+  void escapesExactlyTheControlFormatAndSeparatorCharactersOfTheWholeBmp() {
+    for (int c = 0; c <= 0xffff; c++) {
+      if (Character.isSurrogate((char) c) || c == '"' || c == '\\') {
+        continue;
+      }
+      int type = Character.getType(c);
+      boolean invisible =
+          type == Character.CONTROL
+              || type == Character.FORMAT
+              || type == Character.LINE_SEPARATOR
+              || type == Character.PARAGRAPH_SEPARATOR
+              || (c >= 0x2060 && c <= 0x206f);
+      String expected =
+          invisible ? String.format("\"\\u%04x\"", c) : "\"" + (char) c + "\"";
+      assertThat(string(String.valueOf((char) c))).as("U+%04X", c).isEqualTo(expected);
+    }
+    // the ones named in the class description, among them the deprecated bidi-affecting controls
+    assertThat(string("\u00ad\u180e\u206a\u206f\ufff9\ufffb"))
+        .isEqualTo("\"\\u00ad\\u180e\\u206a\\u206f\\ufff9\\ufffb\"");
+  }
+
+  @Test
   void passesOrdinaryUnicodeAndSurrogatePairsThrough() {
     assertThat(string("héllo 日本 \uD83D\uDE00 \u00a0\u2026")).isEqualTo("\"héllo 日本 \uD83D\uDE00 \u00a0\u2026\"");
   }

@@ -66,6 +66,19 @@ class SamplerTest {
   }
 
   @Test
+  void aSteadyLatencyIsNeverSlowP99WhateverItsValue() {
+    // every value here sits in the upper half of its histogram bucket: compared with the bucket's
+    // midpoint, each request of a perfectly steady service would count as slower than the p99
+    for (double steadyMs : new double[] {10.2, 47.9, 180.0, 2_040.0}) {
+      Sampler s = base().rate(0.0).minSamples(50).build();
+      for (int i = 0; i < 2_000; i++) {
+        assertThat(s.decide("m", Status.SUCCESS, steadyMs)).as("%s ms, request %s", steadyMs, i).isNull();
+      }
+      assertThat(s.decide("m", Status.SUCCESS, steadyMs * 1.05)).as("5 %% above steady %s ms", steadyMs).isEqualTo("slow_p99");
+    }
+  }
+
+  @Test
   void fixedThresholdWinsOverAdaptiveWhenBothApply() {
     Sampler s = base().rate(0.0).slowThreshold(Duration.ofMillis(100)).build();
     feedExponential(s, "m", 2_000, 1.0, 3);

@@ -57,6 +57,23 @@ public abstract class RecordSinkContractTest {
   }
 
   @Test
+  void doesNotKeepTheBatchListAfterWriteReturns() throws Exception {
+    // the dispatcher hands every write the same list, cleared and refilled for the next batch
+    try (RecordSink sink = newSink()) {
+      List<InferenceRecord> reused = new ArrayList<>();
+      reused.add(record("req-reuse-1"));
+      reused.add(record("req-reuse-2"));
+      sink.write(reused);
+      reused.clear();
+      reused.add(record("req-reuse-3"));
+      sink.write(reused);
+      reused.clear();
+      sink.flush();
+      assertThat(writtenRequestIds(sink)).containsExactly("req-reuse-1", "req-reuse-2", "req-reuse-3");
+    }
+  }
+
+  @Test
   void emptyBatchWritesNothingAndDoesNotFail() throws Exception {
     try (RecordSink sink = newSink()) {
       sink.write(List.of());
