@@ -59,5 +59,6 @@ class ModuleDependenciesTest {
     // Guards the rules above against passing vacuously because a module was not on the class path.
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.core")).isTrue();
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.tensorrt.build")).isTrue();
   }
 }
