@@ -168,6 +168,15 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
+    /**
+     * The longest a record waits in the queue before it is written when traffic is light (default
+     * 20 ms; see {@link Dispatcher.Builder#maxWriteDelay}).
+     */
+    public Builder maxWriteDelay(Duration delay) {
+      dispatcher.maxWriteDelay(delay);
+      return this;
+    }
+
     public Builder closeTimeout(Duration timeout) {
       dispatcher.closeTimeout(timeout);
       return this;

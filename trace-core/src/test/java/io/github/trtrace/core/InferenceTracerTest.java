@@ -520,6 +520,25 @@ class InferenceTracerTest {
   }
 
   @Test
+  void recordsCarryTheLatestGpuReadingPolledOffTheRequestPath() {
+    tracer.close();
+    java.util.Set<Thread> pollingThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
+      pollingThreads.add(Thread.currentThread());
+      return new io.github.trtrace.core.gpu.GpuReading(87.0, 61_440, 143_771, 41, 1980, List.of(), 0L);
+    };
+    tracer = InferenceTracer.builder().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !pollingThreads.isEmpty());
+    try (InferenceTrace t = tracer.start("m", "req-gpu")) {
+      t.outputTokens(1);
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.gpuUtil()).isEqualTo(87.0);
+    assertThat(r.gpuMemUsedMb()).isEqualTo(61_440.0);
+    assertThat(pollingThreads).doesNotContain(Thread.currentThread());
+  }
+
+  @Test
   void closeDrainsEverythingEnded() throws InterruptedException {
     for (int i = 0; i < 500; i++) {
       try (InferenceTrace t = tracer.start("m", "req-drain-" + i)) {
