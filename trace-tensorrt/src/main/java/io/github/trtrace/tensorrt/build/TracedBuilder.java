@@ -194,28 +194,15 @@ public final class TracedBuilder implements AutoCloseable {
         .optimizationLevel(config.getBuilderOptimizationLevel())
         .networkLayerCount(network.getNbLayers())
         .stronglyTyped(network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
-    String precision = "fp32";
+    List<String> flags = new ArrayList<>();
     for (nvinfer.BuilderFlag f : nvinfer.BuilderFlag.values()) {
       if (config.getFlag(f)) {
         String name = f.name().substring(1); // kFP16 -> FP16
+        flags.add(name);
         r.builderFlag(name);
-        switch (name) {
-          case "FP4": case "INT4": case "FP8": case "INT8": case "BF16": case "FP16":
-            precision = lowestPrecision(precision, name);
-            break;
-          default:
-            break;
-        }
       }
     }
-    return r.precision(precision);
-  }
-
-  /** The narrowest precision the flags allow, which is the one the report names. */
-  private static String lowestPrecision(String current, String flag) {
-    List<String> order = List.of("FP4", "INT4", "FP8", "INT8", "BF16", "FP16", "fp32");
-    String c = current.equals("fp32") ? "fp32" : current.toUpperCase(java.util.Locale.ROOT);
-    return order.indexOf(flag) < order.indexOf(c) ? flag.toLowerCase(java.util.Locale.ROOT) : current;
+    return r.precision(Precisions.fromBuilderFlags(flags));
   }
 
   /** Deserialises the plan and reads the engine back with the inspector. */
