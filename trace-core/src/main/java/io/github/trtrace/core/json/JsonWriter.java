@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * and {@code \}, every C0/C1 control character, DEL, U+2028/U+2029 and every invisible format
  * character (Unicode category Cf: the bidirectional controls U+061C, U+200E/F, U+202A..U+202E,
  * U+2066..U+2069, the zero-width U+200B..U+200D, U+2060, U+FEFF, and the rest, such as U+00AD,
- * U+180E, U+206A..U+206F, U+FFF9..U+FFFB) are written as {@code \}{@code uXXXX}; unpaired UTF-16 surrogates become U+FFFD; strings longer
+ * U+180E, U+206A..U+206F, U+FFF9..U+FFFB) are written as a JSON backslash-u escape with four hex digits; unpaired UTF-16 surrogates become U+FFFD; strings longer
  * than the maximum length are cut at a code-point boundary and end with {@code …}, so that a written
  * string is never longer than the maximum (in UTF-16 chars, the marker included).
  *
