@@ -70,11 +70,10 @@ final class DefaultInferenceTracer implements InferenceTracer {
   public InferenceTrace start(String modelName) {
     RequestContext ctx = RequestContext.current();
     String id = ctx.requestId();
-    if (id == null) {
-      return begin(modelName == null ? "unknown" : modelName, RequestIds.generate(), ctx.attributes());
-    }
-    // A context may have been opened with an unchecked ID: records only ever carry valid ones.
-    return start(modelName, id);
+    // RequestContext.with(...) already replaced an invalid ID (keeping the rejected value as an
+    // attribute), so a context's ID is valid by construction and is not checked again here.
+    return begin(
+        modelName == null ? "unknown" : modelName, id == null ? RequestIds.generate() : id, ctx.attributes());
   }
 
   @Override
