@@ -66,7 +66,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   @Override
-  public InferenceTrace start(String modelName, String requestId) {
+  public InferenceTrace start(String modelName, @Nullable String requestId) {
     RequestIds.Accepted accepted = RequestIds.accept(requestId);
     RequestContext ctx = RequestContext.current();
     Map<String, String> attributes = ctx.attributes();
