@@ -209,7 +209,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+  public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
     StageScope s = stage(stage);
     try {
       return body.call();
@@ -219,7 +219,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+  public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
     StageScope s = stage(stage);
     try {
       body.run();

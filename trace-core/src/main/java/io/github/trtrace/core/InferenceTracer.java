@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * String answer = RequestIds.accept(header).toContext().call(() ->
  *     tracer.call("llama-8b", t -> {
  *       response.setHeader(RequestIds.HEADER, t.requestId());
- *       return t.inStage(Stage.DECODE, () -> engine.generate(prompt));
+ *       return t.callStage(Stage.DECODE, () -> engine.generate(prompt));
  *     }));
  * }</pre>
  */

@@ -267,7 +267,7 @@ class InferenceTracerTest {
     InferenceRecord.LayerTime layer = new InferenceRecord.LayerTime("attn", 1.5, 2);
     try (InferenceTrace t = tracer.start("m", "req-nulls")) {
       t.stage(null).close();                                   // 1: begin(null); the scope is a no-op
-      t.inStage(null, () -> {});                               // 2: the body runs untimed
+      t.runStage(null, () -> {});                               // 2: the body runs untimed
       t.output(null);                                          // 3
       t.input(null).status(null).engineFingerprint(null);      // 4, 5, 6
       t.attribute(null, "v").attribute("k", null);             // 7, 8
