@@ -222,12 +222,8 @@ class CentralMetadataTest {
     return modules.stream().filter(Module::published).toList();
   }
 
-  /** The published modules users depend on: everything published except pom-packaged ones (parent, BOM). */
-  static Set<String> publishedLibraries() {
-    return published().stream()
-        .filter(m -> !"pom".equals(m.model().getPackaging()))
-        .map(Module::artifactId)
-        .collect(Collectors.toCollection(TreeSet::new));
+  private static Set<String> publishedLibraries() {
+    return Reactor.publishedLibraries(modules);
   }
 
   private static Module module(String artifactId) {

@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.apache.maven.model.Model;
 import org.apache.maven.model.building.DefaultModelBuilderFactory;
 import org.apache.maven.model.building.DefaultModelBuildingRequest;
@@ -64,6 +67,15 @@ final class Reactor {
     List<Module> out = new ArrayList<>();
     collect(root(), out);
     return out;
+  }
+
+  /** The published modules users depend on: every published one except pom-packaged ones (parent, BOM). */
+  static Set<String> publishedLibraries(List<Module> modules) {
+    return modules.stream()
+        .filter(Module::published)
+        .filter(m -> !"pom".equals(m.model().getPackaging()))
+        .map(Module::artifactId)
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   private static void collect(Path dir, List<Module> out) throws IOException {
