@@ -39,8 +39,18 @@ class CentralMetadataTest {
   @Test
   void everyPublishedModuleCarriesTheMetadataCentralRequires() {
     List<String> problems = new ArrayList<>();
+    Model root = modules.get(0).model();
     for (Module m : published()) {
       problems.addAll(metadataProblems(m.model()));
+      // Maven appends the artifactId to an inherited URL unless told not to; those pages do not exist.
+      if (m.model().getUrl() != null && !m.model().getUrl().equals(root.getUrl())) {
+        problems.add(m.artifactId() + ": url " + m.model().getUrl() + " is not the project's " + root.getUrl());
+      }
+      if (m.model().getScm() != null
+          && root.getScm() != null
+          && !String.valueOf(m.model().getScm().getUrl()).equals(root.getScm().getUrl())) {
+        problems.add(m.artifactId() + ": scm url " + m.model().getScm().getUrl() + " is not the project's");
+      }
     }
     assertThat(problems).as("published modules lacking what Maven Central requires").isEmpty();
   }
