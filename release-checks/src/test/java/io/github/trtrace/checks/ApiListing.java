@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
@@ -139,8 +140,8 @@ final class ApiListing {
   }
 
   private static Predicate<String> apiPackages(Path classes) throws IOException {
-    Path moduleInfo = classes.resolve("module-info.class");
-    if (Files.isRegularFile(moduleInfo)) {
+    Path moduleInfo = moduleInfo(classes);
+    if (moduleInfo != null) {
       try (InputStream in = Files.newInputStream(moduleInfo)) {
         Set<String> exported =
             ModuleDescriptor.read(in).exports().stream()
@@ -151,6 +152,26 @@ final class ApiListing {
       }
     }
     return pkg -> !Arrays.asList(pkg.split("\\.")).contains("internal");
+  }
+
+  /** {@code module-info.class} at the root, or else the one of the lowest version of a multi-release jar. */
+  private static Path moduleInfo(Path classes) throws IOException {
+    Path root = classes.resolve("module-info.class");
+    if (Files.isRegularFile(root)) {
+      return root;
+    }
+    Path versions = classes.resolve("META-INF/versions");
+    if (!Files.isDirectory(versions)) {
+      return null;
+    }
+    try (Stream<Path> dirs = Files.list(versions)) {
+      return dirs.filter(d -> d.getFileName().toString().matches("\\d+"))
+          .sorted(Comparator.comparingInt(d -> Integer.parseInt(d.getFileName().toString())))
+          .map(d -> d.resolve("module-info.class"))
+          .filter(Files::isRegularFile)
+          .findFirst()
+          .orElse(null);
+    }
   }
 
   private static List<String> classNames(Path classes) throws IOException {
