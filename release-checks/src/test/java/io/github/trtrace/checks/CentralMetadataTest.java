@@ -17,6 +17,7 @@ import org.apache.maven.model.License;
 import org.apache.maven.model.Model;
 import org.apache.maven.model.Plugin;
 import org.apache.maven.model.Scm;
+import org.codehaus.plexus.util.xml.Xpp3Dom;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -106,7 +107,7 @@ class CentralMetadataTest {
   }
 
   @Test
-  void unpublishedModulesAreNeitherDeployedNorGivenSourcesOrJavadocJars() {
+  void exactlyTheUnpublishedModulesSkipDeployAndCentralPublishing() {
     List<String> problems = new ArrayList<>();
     for (Module m : modules) {
       boolean skipsDeploy = "true".equals(m.property("maven.deploy.skip"));
@@ -115,6 +116,11 @@ class CentralMetadataTest {
       }
       if (!m.published() && !skipsDeploy) {
         problems.add(m.artifactId() + ": trtrace.published=false but maven.deploy.skip is not true");
+      }
+      // The Central plugin ignores maven.deploy.skip; its own skipPublishing must follow the same marker.
+      String skipPublishing = centralSkipPublishing(m.withProfiles("release"));
+      if (!String.valueOf(!m.published()).equals(skipPublishing)) {
+        problems.add(m.artifactId() + ": with -Prelease, central-publishing skipPublishing is " + skipPublishing);
       }
     }
     assertThat(problems).isEmpty();
@@ -220,6 +226,18 @@ class CentralMetadataTest {
     if (value != null && !value.startsWith("https://")) {
       problems.add(id + ": " + what + " is not an https URL: " + value);
     }
+  }
+
+  private static String centralSkipPublishing(Model model) {
+    if (model.getBuild() == null) {
+      return "(no build)";
+    }
+    Plugin central = model.getBuild().getPluginsAsMap().get("org.sonatype.central:central-publishing-maven-plugin");
+    if (central == null) {
+      return "(no plugin)";
+    }
+    Xpp3Dom skip = central.getConfiguration() instanceof Xpp3Dom c ? c.getChild("skipPublishing") : null;
+    return skip == null ? "false" : skip.getValue().trim();
   }
 
   private static Set<String> pluginKeys(Model model) {
