@@ -1,0 +1,102 @@
+package io.github.trtrace.benchmarks.peers;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.context.RequestContext;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * trtrace with its JSON Lines file sink at default settings (rotation and gzip on): open a request
+ * context (request ID, MDC), start a trace, four stages, 15 fields, end it. Peers:
+ * {@link Log4j2AsyncBenchmark}, {@link LogbackAsyncBenchmark}, {@link OtelSdkBenchmark}.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(1)
+@State(Scope.Benchmark)
+public class TrtraceFileBenchmark {
+  /** Requests per second over all producer threads; 0 = saturation (no pacing). */
+  @Param({"0"})
+  public int totalRate;
+
+  private Path dir;
+  private InferenceTracer tracer;
+  private final LongAdder offered = new LongAdder();
+
+  @State(Scope.Thread)
+  public static class Producer {
+    Pacer pacer;
+    long n;
+
+    @Setup(Level.Trial)
+    public void setUp(TrtraceFileBenchmark b, org.openjdk.jmh.infra.BenchmarkParams params) {
+      init(b, params.getThreads());
+    }
+
+    void init(TrtraceFileBenchmark b, int threads) {
+      pacer = new Pacer(b.totalRate / threads);
+      n = Thread.currentThread().getId() << 20;
+    }
+
+    @Setup(Level.Invocation)
+    public void pace() {
+      pacer.await();
+    }
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    dir = WrittenLines.newDirectory("trtrace");
+    tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).build();
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    tracer.close();
+    System.out.println("\n" + tracer.stats());
+    WrittenLines.report("trtrace", offered.sum(), dir);
+    WrittenLines.delete(dir);
+  }
+
+  @Benchmark
+  public long request(Producer p) {
+    offered.increment();
+    String id = RequestShape.requestId(p.n++);
+    try (RequestContext.Scope scope = RequestContext.with(id).model(RequestShape.MODEL).build().open();
+        InferenceTrace t = tracer.start(RequestShape.MODEL)) {
+      t.stage(Stage.QUEUE).close();
+      InferenceTrace.StageScope s = t.stage(Stage.PREPROCESS);
+      t.inputTokens(RequestShape.INPUT_TOKENS);
+      s.close();
+      s = t.stage(Stage.INFER);
+      t.addGpuMs(RequestShape.GPU_MS);
+      s.close();
+      s = t.stage(Stage.DECODE);
+      t.token();
+      t.token();
+      s.close();
+      t.outputTokens(RequestShape.OUTPUT_TOKENS).engineFingerprint(RequestShape.FINGERPRINT);
+      t.attribute("tenant", RequestShape.TENANT).attribute("route", RequestShape.ROUTE);
+      t.traceContext(RequestShape.TRACE_ID, RequestShape.SPAN_ID);
+      return t.elapsedNanos();
+    }
+  }
+}
