@@ -36,7 +36,7 @@ final class HtmlReport {
     }
     h.append("</ul></section>\n");
 
-    h.append("<div class=\"grid\">");
+    h.append("<div class=\"charts\">");
     h.append("<figure>").append(scatter(s, f)).append("<figcaption>Each dot is a sampled request (")
         .append(Fmt.count(Math.min(s.withTokens, Stats.SAMPLE_SIZE))).append(" of ").append(Fmt.count(s.withTokens))
         .append("). Black: median latency per input-length bucket; dashed: the two-segment fit.</figcaption></figure>");
@@ -129,7 +129,7 @@ final class HtmlReport {
   }
 
   private static String histogram(Stats s, Findings f) {
-    double[][] bins = s.all.logBins(1, 1.25);
+    double[][] bins = s.all.logBins(1, 1.12);
     double maxCount = 1;
     double lo = Double.NaN;
     double hi = 1;
@@ -205,7 +205,11 @@ final class HtmlReport {
     }
     String[] names = new String[Stages.COUNT];
     System.arraycopy(Stages.NAMES, 0, names, 0, Stages.COUNT);
-    double x = Svg.LEFT + 60;
+    double legendWidth = 0;
+    for (String n : names) {
+      legendWidth += 12 + n.length() * 6.5 + 10;
+    }
+    double x = Svg.W - Svg.RIGHT - legendWidth;
     for (int i = 0; i < Stages.COUNT; i++) {
       g.raw(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"9\" height=\"9\" fill=\"%s\"/>", x, 6, STAGE_COLORS[i]));
       g.text(x + 12, 14, names[i], "legend", "start");
@@ -339,10 +343,10 @@ final class HtmlReport {
       "h1{font-size:22px;margin:0}h2{font-size:16px;margin:18px 0 6px}.sub{color:#616e7c;margin:4px 0 12px}",
       "#findings ul{list-style:none;padding:0;margin:0}#findings li{padding:8px 12px;margin:6px 0;border-left:5px solid #9aa5b1;background:#f5f7fa}",
       "#findings li.slow{border-color:#c92a2a;background:#fff5f5;font-weight:600}#findings li.garbled{border-color:#e8590c;background:#fff4e6;font-weight:600}",
-      ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px}figure{margin:0;border:1px solid #e4e7eb;border-radius:6px;padding:6px}",
+      ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:12px}figure{margin:0;border:1px solid #e4e7eb;border-radius:6px;padding:6px}",
       "figcaption{font-size:12px;color:#616e7c;padding:2px 6px}svg{max-width:100%;height:auto}",
       ".title{font-weight:600;font-size:13px;fill:#1f2933}.tick{font-size:10px;fill:#616e7c}.label{font-size:11px;fill:#3e4c59}",
-      ".legend{font-size:10px;fill:#3e4c59}.note{font-size:11px;fill:#616e7c}.axis{stroke:#7b8794}.grid{stroke:#e4e7eb}",
+      ".legend{font-size:10px;fill:#3e4c59}.note{font-size:11px;fill:#616e7c}.axis{stroke:#7b8794}.gridline{stroke:#e4e7eb}",
       ".dot{fill:#7b8794;fill-opacity:.45}.dot.garbled{fill:#e8590c;fill-opacity:.9}.dot.failed{fill:#c92a2a;fill-opacity:.8}.dot.bidi{stroke:#5f3dc4;stroke-width:1.2}",
       ".median{fill:none;stroke:#1f2933;stroke-width:2}.fit{fill:none;stroke:#c92a2a;stroke-width:1.6;stroke-dasharray:6 4}",
       ".knee{stroke:#c92a2a;stroke-width:2;stroke-dasharray:4 3}.knee-label{font-size:11px;font-weight:600;fill:#c92a2a}",

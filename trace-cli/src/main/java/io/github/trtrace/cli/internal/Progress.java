@@ -15,6 +15,7 @@ final class Progress {
   private static final int WIDTH = 30;
 
   private final boolean enabled;
+  private final long delayNanos;
   private final PrintStream err;
   private final long totalBytes;
   private final long start = System.nanoTime();
@@ -23,7 +24,12 @@ final class Progress {
   private boolean drawn;
 
   Progress(boolean enabled, PrintStream err, long totalBytes) {
+    this(enabled, err, totalBytes, DELAY_NANOS);
+  }
+
+  Progress(boolean enabled, PrintStream err, long totalBytes, long delayNanos) {
     this.enabled = enabled;
+    this.delayNanos = delayNanos;
     this.err = err;
     this.totalBytes = totalBytes;
   }
@@ -58,7 +64,7 @@ final class Progress {
       return;
     }
     long now = System.nanoTime();
-    if (now - start < DELAY_NANOS || now - lastDraw < REDRAW_NANOS) {
+    if (now - start < delayNanos || (drawn && now - lastDraw < REDRAW_NANOS)) {
       return;
     }
     lastDraw = now;

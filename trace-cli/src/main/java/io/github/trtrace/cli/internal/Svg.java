@@ -83,7 +83,7 @@ final class Svg {
     line(LEFT, top, LEFT, bottom, "axis");
     for (double t : ticks(y0, y1, 5)) {
       double y = py(t);
-      line(LEFT, y, W - RIGHT, y, "grid");
+      line(LEFT, y, W - RIGHT, y, "gridline");
       text(LEFT - 6, y + 4, yFmt.apply(t), "tick", "end");
     }
     if (logX) {
