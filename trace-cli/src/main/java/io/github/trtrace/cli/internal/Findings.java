@@ -123,8 +123,8 @@ final class Findings {
     if (rejected == null || s.firstRejectedMicros == Long.MAX_VALUE) {
       return;
     }
-    sentences.add(String.format(Locale.ROOT, "%,d requests were rejected, between %s and %s (run %s to %s).",
-        rejected, time(s.firstRejectedMicros), time(s.lastRejectedMicros), time(s.firstMicros), time(s.lastMicros)));
+    sentences.add(String.format(Locale.ROOT, "%,d %s rejected, between %s and %s (run %s to %s).",
+        rejected, rejected == 1 ? "request was" : "requests were", time(s.firstRejectedMicros), time(s.lastRejectedMicros), time(s.firstMicros), time(s.lastMicros)));
   }
 
   static String time(long micros) {

@@ -164,7 +164,9 @@ final class HtmlReport {
       double v = s.all.percentile(p);
       if (!Double.isNaN(v)) {
         g.line(g.px(v), g.top, g.px(v), g.top + g.height, "pct");
-        g.text(g.px(v) + 3, g.top + 10 + (p == 90 ? 12 : p == 99 ? 24 : 0), String.format(Locale.ROOT, "p%.0f %s", p, Fmt.ms(v)), "pct-label", "start");
+        boolean nearRight = g.px(v) > Svg.W - Svg.RIGHT - 70;
+        g.text(g.px(v) + (nearRight ? -3 : 3), g.top + 10 + (p == 90 ? 12 : p == 99 ? 24 : 0),
+            String.format(Locale.ROOT, "p%.0f %s", p, Fmt.ms(v)), "pct-label", nearRight ? "end" : "start");
       }
     }
     return g.end();
@@ -182,7 +184,7 @@ final class HtmlReport {
       }
       maxY = Math.max(maxY, sum);
     }
-    Svg g = new Svg("chart-stages", "Stage breakdown by input length", 0, maxX * 1.05, false, 0, maxY * 1.1);
+    Svg g = new Svg("chart-stages", "Stages by input length", 0, maxX * 1.05, false, 0, maxY * 1.1);
     g.axes("input tokens (bucket mean)", "mean ms per request", Fmt::num, Fmt::num);
     double barW = Math.max(2, Math.min(18, (Svg.W - Svg.LEFT - Svg.RIGHT) / (double) Math.max(1, used.size()) * 0.6));
     for (Stats.Bucket b : used) {
@@ -265,7 +267,10 @@ final class HtmlReport {
     g.raw(inner);
     g.raw(line.append("\"/>").toString());
     g.raw(depth.append("\"/>").toString());
-    g.text(Svg.W - Svg.RIGHT, 28 + h1 + 34, String.format(Locale.ROOT, "blue: mean queue ms; green: queue depth (max %.1f)", maxDepth), "legend", "end");
+    for (double f : new double[] {0.5, 1.0}) {
+      g.text(Svg.W - Svg.RIGHT + 2, q.py(f * maxQ) + 4, String.format(Locale.ROOT, "%.1f", f * maxDepth), "depth-tick", "start");
+    }
+    g.text(Svg.W - Svg.RIGHT, 28 + h1 + 34, "blue: mean queue ms (left axis); green: queue depth (right axis)", "legend", "end");
     legend(g, new String[] {"arrivals", "rejected"}, new String[] {"#7b8794", "#c92a2a"});
     return g.end();
   }
@@ -351,7 +356,7 @@ final class HtmlReport {
       ".median{fill:none;stroke:#1f2933;stroke-width:2}.fit{fill:none;stroke:#c92a2a;stroke-width:1.6;stroke-dasharray:6 4}",
       ".knee{stroke:#c92a2a;stroke-width:2;stroke-dasharray:4 3}.knee-label{font-size:11px;font-weight:600;fill:#c92a2a}",
       ".above-knee{fill:#c92a2a;fill-opacity:.06}.bar{fill:#7b8794}.rejected{fill:#c92a2a}.pct{stroke:#2680c2;stroke-dasharray:3 3}",
-      ".pct-label{font-size:10px;fill:#2680c2}.queue{fill:none;stroke:#2680c2;stroke-width:1.6}.depth{fill:none;stroke:#3ebd93;stroke-width:1.4}",
+      ".depth-tick{font-size:10px;fill:#3ebd93}.pct-label{font-size:10px;fill:#2680c2}.queue{fill:none;stroke:#2680c2;stroke-width:1.6}.depth{fill:none;stroke:#3ebd93;stroke-width:1.4}",
       ".s0{fill:", STAGE_COLORS[0], "}.s1{fill:", STAGE_COLORS[1], "}.s2{fill:", STAGE_COLORS[2], "}.s3{fill:", STAGE_COLORS[3], "}.s4{fill:", STAGE_COLORS[4], "}",
       "table{border-collapse:collapse;font-size:12.5px}th,td{padding:3px 10px;border-bottom:1px solid #e4e7eb;text-align:left}",
       "th{background:#f5f7fa}td.n{text-align:right;font-variant-numeric:tabular-nums}.mono{font-family:ui-monospace,Menlo,Consolas,monospace}",

@@ -7,7 +7,7 @@ final class Svg {
   static final int W = 620;
   static final int H = 320;
   static final int LEFT = 64;
-  static final int RIGHT = 20;
+  static final int RIGHT = 30;
   static final int TOP = 28;
   static final int BOTTOM = 46;
 
