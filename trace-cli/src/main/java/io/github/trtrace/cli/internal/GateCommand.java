@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "gate", mixinStandardHelpOptions = true,
     description = {
       "CI gate over TensorRT build reports: fails (exit code 1) when the new build regressed against",
-      "the baseline beyond the limits. Defaults are strict: no fusion-rate drop, 5 % memory and plan",
+      "the baseline beyond the limits. Defaults are strict: no fusion-rate drop, 5 %% memory and plan",
       "growth, no extra engine layers, no new warnings, errors or precision fallbacks."})
 public final class GateCommand implements Callable<Integer>, Streams {
   @Parameters(index = "0", paramLabel = "BASELINE", description = "The baseline build report.")

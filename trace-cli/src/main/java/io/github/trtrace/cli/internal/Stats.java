@@ -168,10 +168,10 @@ final class Stats {
       }
     }
     for (String f : r.inputFlags) {
-      FlagCount c = inputFlags.get(key(f));
+      String k = key(f);
+      FlagCount c = inputFlags.get(k);
       if (c == null) {
-        c = new FlagCount();
-        inputFlags.put(inputFlags.size() >= MAX_KEYS ? OTHER : key(f), c);
+        c = inputFlags.computeIfAbsent(inputFlags.size() >= MAX_KEYS ? OTHER : k, x -> new FlagCount());
       }
       c.records++;
       if (flaggedOut) {
