@@ -36,7 +36,8 @@ final class RecordParser {
     }
   }
 
-  private final JsonFactory factory = JsonFactory.builder().build();
+  private final JsonFactory factory =
+      JsonFactory.builder().enable(com.fasterxml.jackson.core.StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
 
   /** Fills {@code r}; returns null for a record, else why the line is malformed. */
   @Nullable String parse(byte[] buf, int off, int len, Rec r) {
