@@ -1,0 +1,75 @@
+package io.github.trtrace.cli.internal;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code trtrace gate <baseline.build.json> <new.build.json> [limits]}. */
+@Command(name = "gate", mixinStandardHelpOptions = true,
+    description = {
+      "CI gate over TensorRT build reports: fails (exit code 1) when the new build regressed against",
+      "the baseline beyond the limits. Defaults are strict: no fusion-rate drop, 5 %% memory and plan",
+      "growth, no extra engine layers, no new warnings, errors or precision fallbacks."})
+public final class GateCommand implements Callable<Integer>, Streams {
+  @Parameters(index = "0", paramLabel = "BASELINE", description = "The baseline build report.")
+  Path baseline = Path.of("");
+
+  @Parameters(index = "1", paramLabel = "NEW", description = "The new build report.")
+  Path current = Path.of("");
+
+  @Option(names = "--max-fusion-rate-drop", defaultValue = "0", paramLabel = "D", description = "Largest allowed absolute fusion-rate drop, 0..1 (default: ${DEFAULT-VALUE}).")
+  double maxFusionRateDrop;
+
+  @Option(names = "--max-memory-growth", defaultValue = "0.05", paramLabel = "R", description = "Largest allowed device-memory growth ratio (default: ${DEFAULT-VALUE}).")
+  double maxMemoryGrowth;
+
+  @Option(names = "--max-plan-growth", defaultValue = "0.05", paramLabel = "R", description = "Largest allowed plan-size growth ratio (default: ${DEFAULT-VALUE}).")
+  double maxPlanGrowth;
+
+  @Option(names = "--max-engine-layer-growth", defaultValue = "0", paramLabel = "N", description = "Largest allowed number of extra engine layers (default: ${DEFAULT-VALUE}).")
+  int maxEngineLayerGrowth;
+
+  @Option(names = "--allow-new-warnings", description = "Accept warnings the baseline did not have.")
+  boolean allowNewWarnings;
+
+  @Option(names = "--allow-precision-fallbacks", description = "Accept layers running in a higher precision than in the baseline.")
+  boolean allowPrecisionFallbacks;
+
+  @Option(names = "--allow-new-errors", description = "Accept errors the baseline did not have.")
+  boolean allowNewErrors;
+
+  private PrintStream out = System.out;
+
+  @Override
+  public void streams(PrintStream out, PrintStream err) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    nonNegative(maxFusionRateDrop, "--max-fusion-rate-drop");
+    nonNegative(maxMemoryGrowth, "--max-memory-growth");
+    nonNegative(maxPlanGrowth, "--max-plan-growth");
+    if (maxEngineLayerGrowth < 0) {
+      throw new IllegalArgumentException("--max-engine-layer-growth must be >= 0: " + maxEngineLayerGrowth);
+    }
+    BuildReportFile base = BuildReportFile.read(baseline);
+    BuildReportFile cur = BuildReportFile.read(current);
+    BuildRules.Diff d = BuildRules.diff(cur, base,
+        new BuildRules.Limits(maxFusionRateDrop, maxMemoryGrowth, maxPlanGrowth, maxEngineLayerGrowth));
+    List<BuildRules.Change> failures = BuildRules.failures(d, allowNewWarnings, allowPrecisionFallbacks, allowNewErrors);
+    out.println(BuildRules.gateMessage(cur.modelName(), failures, d));
+    out.flush();
+    return failures.isEmpty() ? 0 : 1;
+  }
+
+  private static void nonNegative(double v, String name) {
+    if (!(v >= 0) || Double.isInfinite(v)) {
+      throw new IllegalArgumentException(name + " must be a finite number >= 0: " + v);
+    }
+  }
+}

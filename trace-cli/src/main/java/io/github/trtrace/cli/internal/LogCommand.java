@@ -1,0 +1,46 @@
+package io.github.trtrace.cli.internal;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Shared by the commands that read logs: the streams, the progress option, path expansion. */
+abstract class LogCommand implements Streams {
+  PrintStream out = System.out;
+  PrintStream err = System.err;
+
+  @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Progress bar on stderr when reading takes more than 2 s and stderr is a terminal (default: on).")
+  boolean progress;
+
+  @Override
+  public void streams(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  /** The files to read: the given paths expanded, or {@code logs/} when none are given. */
+  static List<Path> files(List<Path> paths) throws IOException {
+    List<Path> p = new ArrayList<>(paths);
+    if (p.isEmpty()) {
+      Path logs = Path.of("logs");
+      if (!Files.isDirectory(logs)) {
+        throw new IllegalArgumentException("no log paths given and no logs/ directory here");
+      }
+      p.add(logs);
+    }
+    List<Path> files = LogFiles.expand(p);
+    if (files.isEmpty()) {
+      throw new IllegalArgumentException("no log files in " + p);
+    }
+    return files;
+  }
+
+  boolean showProgress() {
+    return progress && Progress.terminal();
+  }
+}

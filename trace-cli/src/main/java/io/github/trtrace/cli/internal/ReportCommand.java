@@ -1,0 +1,52 @@
+package io.github.trtrace.cli.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code trtrace report --html out.html [paths...]}. */
+@Command(name = "report", mixinStandardHelpOptions = true,
+    description = {
+      "One self-contained HTML file (inline SVG, no scripts, no network): findings, latency vs input",
+      "tokens with the knee marked, latency histogram, stage breakdown, queueing over time, slowest",
+      "requests, errors and flags."})
+public final class ReportCommand extends LogCommand implements Callable<Integer> {
+  @Option(names = "--html", required = true, paramLabel = "FILE", description = "The HTML file to write.")
+  Path html = Path.of("report.html");
+
+  @Parameters(paramLabel = "PATH", arity = "0..*", description = "Log files or directories (default: logs/).")
+  List<Path> paths = new ArrayList<>();
+
+  @Option(names = "--top", defaultValue = "20", paramLabel = "N", description = "Slowest requests listed (default: ${DEFAULT-VALUE}).")
+  int top;
+
+  @Option(names = "--knee-min-count", defaultValue = "3", paramLabel = "N",
+      description = "Requests an input-token bucket needs to enter the knee fit (default: ${DEFAULT-VALUE}).")
+  int kneeMinCount;
+
+  @Override
+  public Integer call() throws Exception {
+    List<Path> files = files(paths);
+    Analysis a = Analysis.of(files, top, showProgress());
+    Findings f = new Findings(a.stats, kneeMinCount);
+    String sources = files.size() == 1 ? files.get(0).toString() : files.size() + " files (" + files.get(0) + ", ...)";
+    String page = HtmlReport.render(a.read, a.stats, f, sources);
+    Path parent = html.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(html, page, StandardCharsets.UTF_8);
+    out.println("trtrace report: wrote " + html + " (" + a.read.describe() + ")");
+    for (String s : f.sentences) {
+      out.println("  * " + s);
+    }
+    out.flush();
+    return 0;
+  }
+}
