@@ -59,6 +59,9 @@ abstract class Prelude {
 
   interface Request {
     String header(String name);
+
+    /** As a servlet request names it. */
+    String getHeader(String name);
   }
 
   interface Response {
@@ -71,5 +74,8 @@ abstract class Prelude {
 
   interface Engine {
     void run(int[] ids);
+
+    /** Generates text from the input IDs, calling {@code onToken} once per generated token. */
+    String generate(int[] ids, Runnable onToken);
   }
 }
