@@ -53,6 +53,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable String input;
   private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
+  /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
+  io.github.trtrace.core.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
       DefaultInferenceTracer tracer,
