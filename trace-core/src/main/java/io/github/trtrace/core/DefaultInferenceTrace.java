@@ -13,9 +13,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request's mutable timing state. Every method holds the trace's monitor: a trace is touched by
- * one thread at a time in practice (it hops threads with the request), so the lock is uncontended
- * and costs a few nanoseconds, while any accidental concurrent use stays consistent.
+ * One request's mutable timing state. Every method changes it holding the trace's monitor: a trace
+ * is touched by one thread at a time in practice (it hops threads with the request), so the lock is
+ * uncontended and costs a few nanoseconds, while any accidental concurrent use stays consistent.
+ * Listener callbacks run after the monitor is released.
+ *
+ * <p>Stages: {@link #open} is a stack of open stages; only the innermost accumulates time (since
+ * {@link #topSince}), so opening a stage pauses the one below and closing it resumes that one.
  */
 final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =

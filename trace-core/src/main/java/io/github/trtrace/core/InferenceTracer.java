@@ -31,11 +31,10 @@ import org.jspecify.annotations.Nullable;
  *     .jsonLinesFile(Path.of("logs/inference.log"))
  *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .build();
- * String answer = RequestIds.accept(header).toContext().call(() ->
- *     tracer.call("llama-8b", t -> {
- *       response.setHeader(RequestIds.HEADER, t.requestId());
- *       return t.callStage(Stage.DECODE, () -> engine.generate(prompt));
- *     }));
+ * String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+ *   response.setHeader(RequestIds.HEADER, t.requestId());
+ *   return t.callStage(Stage.DECODE, () -> engine.generate(prompt));
+ * });
  * }</pre>
  */
 public interface InferenceTracer extends AutoCloseable {
