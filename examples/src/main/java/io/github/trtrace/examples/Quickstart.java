@@ -123,21 +123,23 @@ public final class Quickstart {
     try {
       response.latencyMs = tracer.call(FakeModel.NAME, header, t -> {
         response.requestId = t.requestId(); // response.setHeader(RequestIds.HEADER, t.requestId())
-        t.input(prompt);
+        // every step sits in a stage, so the stage times add up to latency_ms
         t.runStage(Stage.QUEUE, slots::acquire); // waits for a model slot
         try {
-          int[] tokens = t.callStage(Stage.PREPROCESS, () -> model.tokenize(prompt));
-          t.inputTokens(tokens.length);
+          int[] tokens = t.callStage(Stage.PREPROCESS, () -> {
+            t.input(prompt); // input_flags
+            return model.tokenize(prompt);
+          });
           int budget = 8 + tokens.length % 24;
-          t.maxTokens(budget).temperature(0.0);
+          t.inputTokens(tokens.length).maxTokens(budget).temperature(0.0);
           t.callStage(Stage.INFER, () -> model.prefill(tokens));
           String text = t.callStage(Stage.DECODE, () -> decode(model, t, tokens.length, budget, deadlineNanos));
           t.runStage(Stage.POSTPROCESS, () -> {
             if (prompt.contains("\u0000")) {
               throw new IllegalArgumentException("NUL byte in prompt");
             }
+            t.output(text).finishReason("length"); // output_flags
           });
-          t.output(text).finishReason("length");
           return t.elapsedNanos() / 1e6;
         } finally {
           slots.release();

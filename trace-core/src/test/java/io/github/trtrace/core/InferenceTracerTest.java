@@ -537,6 +537,39 @@ class InferenceTracerTest {
   }
 
   @Test
+  void recordsCarryTheMeanAndMaximumGpuUtilisationOverTheirOwnLifetime() throws Exception {
+    tracer.close();
+    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuReading> readings =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    AtomicLong reads = new AtomicLong();
+    io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
+      reads.incrementAndGet(); // the poller reads again only after it stored the previous reading
+      return readings.take();
+    };
+    tracer = InferenceTracer.builder().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
+    long[] fed = {0};
+    java.util.function.DoubleConsumer poll = util -> {
+      readings.add(new io.github.trtrace.core.gpu.GpuReading(
+          util, util / 2, 1000 + util, 143_771, 41, 1980, List.of(), 0L));
+      long n = ++fed[0];
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reads.get() > n);
+    };
+    poll.accept(90); // before the request: not counted
+    poll.accept(10); // in effect when it starts
+    InferenceTrace t = tracer.start("m", "req-gpu-window");
+    poll.accept(50);
+    poll.accept(30);
+    t.close();
+    InferenceRecord r = onlyRecord();
+    assertThat(r.gpuUtilMean()).isEqualTo(30.0);
+    assertThat(r.gpuUtilMax()).isEqualTo(50.0);
+    assertThat(r.gpuMemUtilMean()).isEqualTo(15.0);
+    assertThat(r.gpuMemUtilMax()).isEqualTo(25.0);
+    assertThat(r.gpuUtil()).as("the latest reading").isEqualTo(30.0);
+    assertThat(r.gpuMemUsedMb()).isEqualTo(1030.0);
+  }
+
+  @Test
   void recordsCarryTheLatestGpuReadingPolledOffTheRequestPath() {
     tracer.close();
     java.util.Set<Thread> pollingThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();

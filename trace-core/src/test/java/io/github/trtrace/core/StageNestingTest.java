@@ -54,7 +54,7 @@ class StageNestingTest {
         t.runStage(Stage.QUEUE, () -> advanceMs(4));
         t.runStage(Stage.PREPROCESS, () -> advanceMs(2));
         launch(t, 10); // prefill
-        return t.callStage(Stage.DECODE, () -> {
+        String decoded = t.callStage(Stage.DECODE, () -> {
           StringBuilder out = new StringBuilder();
           for (int i = 0; i < 5; i++) {
             launch(t, 3); // one engine launch per token, inside DECODE
@@ -62,10 +62,11 @@ class StageNestingTest {
             t.token();
             out.append('x');
           }
-          return t.callStage(Stage.POSTPROCESS, () -> {
-            advanceMs(2);
-            return out.toString();
-          });
+          return out.toString();
+        });
+        return t.callStage(Stage.POSTPROCESS, () -> {
+          advanceMs(2);
+          return decoded;
         });
       });
       assertThat(text).isEqualTo("xxxxx");
