@@ -216,7 +216,7 @@ final class RequestSpan implements TraceListener.Handle {
     if (reason != null) {
       a.put(GenAiConvention.SAMPLED_REASON, reason);
     }
-    a.put(GenAiConvention.KEEP, reason != null && !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS));
+    a.put(GenAiConvention.KEEP, mustKeep(r));
     if (listener.latencyAttributes) {
       latency(a, r);
     }
@@ -233,6 +233,16 @@ final class RequestSpan implements TraceListener.Handle {
     }
     root.setAllAttributes(a.build());
     layers(r.layers());
+  }
+
+  /**
+   * Whether a collector should keep this trace whatever its head sampling said: failures, and requests
+   * the SDK kept for a reason of its own (slow, slow percentile) rather than by chance or keep-all.
+   */
+  static boolean mustKeep(InferenceRecord r) {
+    String reason = r.sampledReason();
+    return r.status().isFailure()
+        || (reason != null && !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS));
   }
 
   /** The {@code gen_ai.latency.*} keys vLLM/SGLang write, in seconds, from the record's timings. */
