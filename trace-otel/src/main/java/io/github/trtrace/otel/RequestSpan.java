@@ -73,12 +73,13 @@ final class RequestSpan implements TraceListener.Handle {
       return; // a dropped request span gets no children: they would be dropped too
     }
     try {
-      Span parent = depth > 0 ? stageSpans[depth - 1] : root;
+      // Only the span of the parent context is read: the request's own context serves the top level.
+      Context parent = depth > 0 ? Context.root().with(stageSpans[depth - 1]) : context;
       Span span =
           listener
               .tracer
               .spanBuilder(spanName(stage))
-              .setParent(Context.root().with(parent))
+              .setParent(parent)
               .setSpanKind(SpanKind.INTERNAL)
               .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
               .startSpan();
