@@ -130,16 +130,28 @@ class MetricsTest {
 
   @Test
   void sdkHealthIsObservedFromTheTracersCounters() throws Exception {
-    // A tracer whose only sink fails, with a queue of one that drops: every health counter moves.
+    // A tracer whose only sink blocks on its first batch (so the one-slot queue fills and the rest
+    // is dropped), then fails every batch: every health counter moves, deterministically.
+    java.util.concurrent.CountDownLatch inWrite = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     RecordSink failing = RecordSink.named("broken", batch -> {
+      inWrite.countDown();
+      try {
+        release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       throw new IllegalStateException("disk gone");
     });
     try (InferenceTracer t =
             InferenceTracer.builder().sink(failing).queueCapacity(1).queueFullPolicy(QueueFullPolicy.DROP).build();
         AutoCloseable obs = fx.otel.observe(t)) {
+      t.start("m").close();
+      assertThat(inWrite.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
       for (int i = 0; i < 50; i++) {
         t.start("m").close();
       }
+      release.countDown();
       t.flush().get();
       List<MetricData> all = List.copyOf(fx.metrics.collectAllMetrics());
       long dropped = sum(all, GenAiConvention.METRIC_RECORDS_DROPPED, "queue_full");
