@@ -8,6 +8,7 @@ import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.json.JsonWriter;
 import io.github.trtrace.core.sampling.Sampler;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.trace.Span;
@@ -17,10 +18,13 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
@@ -84,8 +88,8 @@ final class RequestSpan implements TraceListener.Handle {
               .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
               .startSpan();
       if (depth == stageSpans.length) {
-        stageSpans = java.util.Arrays.copyOf(stageSpans, depth * 2);
-        stages = java.util.Arrays.copyOf(stages, depth * 2);
+        stageSpans = Arrays.copyOf(stageSpans, depth * 2);
+        stages = Arrays.copyOf(stages, depth * 2);
       }
       stageSpans[depth] = span;
       stages[depth] = stage;
@@ -204,10 +208,10 @@ final class RequestSpan implements TraceListener.Handle {
       a.put(GenAiConvention.ENGINE_FINGERPRINT, r.engineFingerprint());
     }
     if (!r.inputFlags().isEmpty()) {
-      a.put(GenAiConvention.INPUT_FLAGS, inputFlags(r.inputFlags()));
+      a.put(GenAiConvention.INPUT_FLAGS, wireNames(r.inputFlags(), InputFlag::wireName));
     }
     if (!r.outputFlags().isEmpty()) {
-      a.put(GenAiConvention.OUTPUT_FLAGS, outputFlags(r.outputFlags()));
+      a.put(GenAiConvention.OUTPUT_FLAGS, wireNames(r.outputFlags(), OutputFlag::wireName));
     }
     putSeconds(a, GenAiConvention.QUEUE_TIME, r.queueMs());
     putSeconds(a, GenAiConvention.TIME_TO_FIRST_TOKEN, r.ttftMs());
@@ -311,39 +315,32 @@ final class RequestSpan implements TraceListener.Handle {
       case POSTPROCESS:
         return GenAiConvention.SPAN_POSTPROCESS;
       default:
-        return stage.name().toLowerCase(java.util.Locale.ROOT);
+        return stage.name().toLowerCase(Locale.ROOT);
     }
   }
 
-  private static List<String> inputFlags(Set<InputFlag> flags) {
+  /** The wire names of a set of flags ({@code InputFlag} or {@code OutputFlag}). */
+  private static <F> List<String> wireNames(Set<F> flags, Function<F, String> wireName) {
     List<String> out = new ArrayList<>(flags.size());
-    for (InputFlag f : flags) {
-      out.add(f.wireName());
+    for (F f : flags) {
+      out.add(wireName.apply(f));
     }
     return out;
   }
 
-  private static List<String> outputFlags(Set<OutputFlag> flags) {
-    List<String> out = new ArrayList<>(flags.size());
-    for (OutputFlag f : flags) {
-      out.add(f.wireName());
-    }
-    return out;
-  }
-
-  private static void putCount(AttributesBuilder a, io.opentelemetry.api.common.AttributeKey<Long> key, int v) {
+  private static void putCount(AttributesBuilder a, AttributeKey<Long> key, int v) {
     if (v >= 0) {
       a.put(key, (long) v);
     }
   }
 
-  private static void putFinite(AttributesBuilder a, io.opentelemetry.api.common.AttributeKey<Double> key, double v) {
+  private static void putFinite(AttributesBuilder a, AttributeKey<Double> key, double v) {
     if (Double.isFinite(v)) {
       a.put(key, v);
     }
   }
 
-  private static void putSeconds(AttributesBuilder a, io.opentelemetry.api.common.AttributeKey<Double> key, double ms) {
+  private static void putSeconds(AttributesBuilder a, AttributeKey<Double> key, double ms) {
     if (Double.isFinite(ms)) {
       a.put(key, ms / 1000.0);
     }

@@ -33,6 +33,8 @@ public final class ServletPropagation {
   private enum Getter implements TextMapGetter<HttpServletRequest> {
     INSTANCE;
 
+    // Deprecated (a default) in API 1.68 but abstract in older APIs a host may run: keep it.
+    @SuppressWarnings("deprecation")
     @Override
     public Iterable<String> keys(HttpServletRequest carrier) {
       Enumeration<String> names = carrier.getHeaderNames();

@@ -83,6 +83,8 @@ public final class TraceHeaders {
   private enum MultiValueGetter implements TextMapGetter<Map<String, ? extends Collection<String>>> {
     INSTANCE;
 
+    // Deprecated (a default) in API 1.68 but abstract in older APIs a host may run: keep it.
+    @SuppressWarnings("deprecation")
     @Override
     public Iterable<String> keys(Map<String, ? extends Collection<String>> carrier) {
       return carrier.keySet();
@@ -102,6 +104,8 @@ public final class TraceHeaders {
   private enum SingleValueGetter implements TextMapGetter<Map<String, String>> {
     INSTANCE;
 
+    // Deprecated (a default) in API 1.68 but abstract in older APIs a host may run: keep it.
+    @SuppressWarnings("deprecation")
     @Override
     public Iterable<String> keys(Map<String, String> carrier) {
       return carrier.keySet();
