@@ -8,7 +8,6 @@ import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.RecordSink;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,31 +42,17 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder failed = new LongAdder();
   final LongAdder misuse = new LongAdder();
 
-  DefaultInferenceTracer(InferenceTracer.Builder b) {
+  DefaultInferenceTracer(
+      InferenceTracer.Builder b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
     this.wallClock = b.wallClock;
     this.nanoClock = b.nanoClock;
-    Sampler chosen = b.sampler;
-    if (chosen == null) {
-      chosen = b.samplerBuilder != null ? b.samplerBuilder.build() : Sampler.builder().build();
-    } else if (b.samplerBuilder != null) {
-      LoggerFactory.getLogger("io.github.trtrace.tracer")
-          .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
-              InferenceTracer.Builder.ENV_SAMPLE_RATE, InferenceTracer.Builder.ENV_SLOW_MS);
-    }
-    this.sampler = chosen;
+    this.sampler = sampler;
     this.redactor = b.redactor;
     this.inputDigest = b.inputDigest;
     this.veryLongInputChars = b.veryLongInputChars;
     this.listeners = b.listeners.toArray(new TraceListener[0]);
-    if (b.customDispatcher != null) {
-      this.dispatcher = b.customDispatcher;
-    } else {
-      for (RecordSink sink : b.sinks) {
-        b.dispatcher.sink(sink);
-      }
-      this.dispatcher = b.dispatcher.build();
-    }
-    this.gpuPoller = b.gpuSource == null ? null : GpuMetricsPoller.start(b.gpuSource, b.gpuInterval);
+    this.dispatcher = dispatcher;
+    this.gpuPoller = gpuPoller;
   }
 
   @Override
@@ -81,7 +66,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   @Override
-  public InferenceTrace start(String modelName, String requestId) {
+  public InferenceTrace start(String modelName, @Nullable String requestId) {
     RequestIds.Accepted accepted = RequestIds.accept(requestId);
     RequestContext ctx = RequestContext.current();
     Map<String, String> attributes = ctx.attributes();

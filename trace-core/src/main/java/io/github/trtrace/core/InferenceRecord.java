@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
  *
  * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
- * left out of the JSON line; unknown strings are {@code null}. Field names are in {@link Fields}.
+ * left out of the JSON line; unknown strings are {@code null}. Field names, units and the sanitising
+ * every output applies are in {@link RecordConvention}.
  *
  * <pre>{@code
  * InferenceRecord r = InferenceRecord.builder("req-abc", "llama-8b")
@@ -25,40 +26,43 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InferenceRecord {
 
-  /** JSON field names of the record, in the order they are written. One place for the mapping. */
+  /**
+   * The record's field names, in the order they are written: aliases of {@link RecordConvention}'s
+   * names, which owns them (with units and sanitising).
+   */
   public static final class Fields {
-    public static final String TIMESTAMP = "timestamp";
-    public static final String REQUEST_ID = "request_id";
-    public static final String MODEL_NAME = "model_name";
-    public static final String STATUS = "status";
-    public static final String ERROR_TYPE = "error_type";
-    public static final String LATENCY_MS = "latency_ms";
-    public static final String TRACE_ID = "trace_id";
-    public static final String SPAN_ID = "span_id";
-    public static final String INPUT_TOKENS = "input_tokens";
-    public static final String OUTPUT_TOKENS = "output_tokens";
-    public static final String MAX_TOKENS = "max_tokens";
-    public static final String TEMPERATURE = "temperature";
-    public static final String TOP_P = "top_p";
-    public static final String FINISH_REASON = "finish_reason";
-    public static final String QUEUE_MS = "queue_ms";
-    public static final String PREPROCESS_MS = "preprocess_ms";
-    public static final String INFER_MS = "infer_ms";
-    public static final String GPU_MS = "gpu_ms";
-    public static final String DECODE_MS = "decode_ms";
-    public static final String POSTPROCESS_MS = "postprocess_ms";
-    public static final String TTFT_MS = "ttft_ms";
-    public static final String TPOT_MS = "tpot_ms";
-    public static final String GPU_UTIL = "gpu_util";
-    public static final String GPU_MEM_USED_MB = "gpu_mem_used_mb";
-    public static final String ENGINE_FINGERPRINT = "engine_fingerprint";
-    public static final String SAMPLED_REASON = "sampled_reason";
-    public static final String INPUT_FLAGS = "input_flags";
-    public static final String INPUT_DIGEST = "input_digest";
-    public static final String OUTPUT_FLAGS = "output_flags";
-    public static final String EVENTS = "events";
-    public static final String LAYERS = "layers";
-    public static final String ATTRIBUTES = "attributes";
+    public static final String TIMESTAMP = RecordConvention.TIMESTAMP;
+    public static final String REQUEST_ID = RecordConvention.REQUEST_ID;
+    public static final String MODEL_NAME = RecordConvention.MODEL_NAME;
+    public static final String STATUS = RecordConvention.STATUS;
+    public static final String ERROR_TYPE = RecordConvention.ERROR_TYPE;
+    public static final String LATENCY_MS = RecordConvention.LATENCY_MS;
+    public static final String TRACE_ID = RecordConvention.TRACE_ID;
+    public static final String SPAN_ID = RecordConvention.SPAN_ID;
+    public static final String INPUT_TOKENS = RecordConvention.INPUT_TOKENS;
+    public static final String OUTPUT_TOKENS = RecordConvention.OUTPUT_TOKENS;
+    public static final String MAX_TOKENS = RecordConvention.MAX_TOKENS;
+    public static final String TEMPERATURE = RecordConvention.TEMPERATURE;
+    public static final String TOP_P = RecordConvention.TOP_P;
+    public static final String FINISH_REASON = RecordConvention.FINISH_REASON;
+    public static final String QUEUE_MS = RecordConvention.QUEUE_MS;
+    public static final String PREPROCESS_MS = RecordConvention.PREPROCESS_MS;
+    public static final String INFER_MS = RecordConvention.INFER_MS;
+    public static final String GPU_MS = RecordConvention.GPU_MS;
+    public static final String DECODE_MS = RecordConvention.DECODE_MS;
+    public static final String POSTPROCESS_MS = RecordConvention.POSTPROCESS_MS;
+    public static final String TTFT_MS = RecordConvention.TTFT_MS;
+    public static final String TPOT_MS = RecordConvention.TPOT_MS;
+    public static final String GPU_UTIL = RecordConvention.GPU_UTIL;
+    public static final String GPU_MEM_USED_MB = RecordConvention.GPU_MEM_USED_MB;
+    public static final String ENGINE_FINGERPRINT = RecordConvention.ENGINE_FINGERPRINT;
+    public static final String SAMPLED_REASON = RecordConvention.SAMPLED_REASON;
+    public static final String INPUT_FLAGS = RecordConvention.INPUT_FLAGS;
+    public static final String INPUT_DIGEST = RecordConvention.INPUT_DIGEST;
+    public static final String OUTPUT_FLAGS = RecordConvention.OUTPUT_FLAGS;
+    public static final String EVENTS = RecordConvention.EVENTS;
+    public static final String LAYERS = RecordConvention.LAYERS;
+    public static final String ATTRIBUTES = RecordConvention.ATTRIBUTES;
 
     private Fields() {}
   }

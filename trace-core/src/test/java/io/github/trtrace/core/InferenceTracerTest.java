@@ -103,6 +103,22 @@ class InferenceTracerTest {
   }
 
   @Test
+  void requestParametersFinishReasonAndOutputFlagsReachTheRecordAndBadValuesAreMisuse() {
+    try (InferenceTrace t = tracer.start("m", "req-params")) {
+      t.maxTokens(256).temperature(0.7).topP(0.9).finishReason("length");
+      t.output("caf\uFFFD " + "loop ".repeat(10));
+      t.maxTokens(-1).temperature(Double.NaN).temperature(-0.1).topP(1.5).finishReason(null); // 5 ignored
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.maxTokens()).isEqualTo(256);
+    assertThat(r.temperature()).isEqualTo(0.7);
+    assertThat(r.topP()).isEqualTo(0.9);
+    assertThat(r.finishReason()).isEqualTo("length");
+    assertThat(r.outputFlags()).containsExactlyInAnyOrder(OutputFlag.REPLACEMENT_CHAR, OutputFlag.REPETITION);
+    assertThat(tracer.stats().misuse()).isEqualTo(5);
+  }
+
+  @Test
   void requestIdAndAttributesComeFromTheCurrentContext() {
     RequestContext.with("api-from-header").attribute("tenant", "acme").run(() -> {
       try (InferenceTrace t = tracer.start("m")) {
