@@ -13,6 +13,7 @@ import io.opentelemetry.api.metrics.LongHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -173,10 +174,10 @@ final class Instruments {
                 dropped.record(h.droppedClosed, DROP_CLOSED);
                 dropped.record(h.failed, DROP_FAILED);
                 sampledOut.record(h.sampledOut);
-                for (Map.Entry<String, DispatcherStats.SinkStats> e : h.sinks.entrySet()) {
-                  Attributes sink = Attributes.of(GenAiConvention.SINK_NAME, e.getKey());
-                  sinkLost.record(e.getValue().recordsFailed(), sink);
-                  sinkFailures.record(e.getValue().batchesFailed() + e.getValue().flushesFailed(), sink);
+                for (Health.Sink sink : h.sinks) {
+                  Attributes a = Attributes.of(GenAiConvention.SINK_NAME, sink.name);
+                  sinkLost.record(sink.lost, a);
+                  sinkFailures.record(sink.failures, a);
                 }
               } catch (RuntimeException e) {
                 Internal.LOG.warn("trtrace: could not read tracer stats for metrics: {}", e.toString());
@@ -198,7 +199,7 @@ final class Instruments {
 
   /**
    * The tracer counters the health metrics read, through this one adapter: when the core's stats
-   * change shape, only {@link #of} changes.
+   * change shape (field names, how a sink's losses are split), only {@link #of} changes.
    */
   static final class Health {
     final long queued;
@@ -208,7 +209,7 @@ final class Instruments {
     final long droppedClosed;
     final long failed;
     final long sampledOut;
-    final Map<String, DispatcherStats.SinkStats> sinks;
+    final List<Sink> sinks;
 
     private Health(TracerStats s) {
       DispatcherStats d = s.dispatcher();
@@ -219,11 +220,29 @@ final class Instruments {
       this.droppedClosed = d.droppedClosed();
       this.failed = s.failed();
       this.sampledOut = s.sampledOut();
-      this.sinks = d.sinks();
+      List<Sink> list = new ArrayList<>(d.sinks().size());
+      for (Map.Entry<String, DispatcherStats.SinkStats> e : d.sinks().entrySet()) {
+        DispatcherStats.SinkStats k = e.getValue();
+        list.add(new Sink(e.getKey(), k.recordsFailed(), k.batchesFailed() + k.flushesFailed()));
+      }
+      this.sinks = list;
     }
 
     static Health of(TracerStats s) {
       return new Health(s);
+    }
+
+    /** One sink's records lost and failed calls. */
+    static final class Sink {
+      final String name;
+      final long lost;
+      final long failures;
+
+      Sink(String name, long lost, long failures) {
+        this.name = name;
+        this.lost = lost;
+        this.failures = failures;
+      }
     }
   }
 }

@@ -51,7 +51,9 @@ final class RequestSpan implements TraceListener.Handle {
     this.listener = listener;
     this.names = names;
     this.root = root;
-    this.context = parent.with(root).with(OtelListener.CURRENT, this);
+    // The handle rides in the context only when content capture needs to find it.
+    Context withSpan = parent.with(root);
+    this.context = listener.captureContent ? withSpan.with(OtelListener.CURRENT, this) : withSpan;
     this.startEpochNanos = startEpochNanos;
     this.recording = root.isRecording();
   }
