@@ -61,12 +61,8 @@ final class RequestSpan implements TraceListener.Handle {
   @Override
   public TraceScope makeCurrent() {
     try {
-      Scope scope = context.makeCurrent();
       SpanContext sc = root.getSpanContext();
-      if (!sc.isValid()) {
-        return scope::close;
-      }
-      return new CurrentScope(scope, sc.getTraceId(), sc.getSpanId());
+      return new CurrentScope(context.makeCurrent(), sc.isValid() ? sc : null);
     } catch (RuntimeException e) {
       listener.error("makeCurrent", e);
       return TraceScope.NOOP;
@@ -348,7 +344,10 @@ final class RequestSpan implements TraceListener.Handle {
     }
   }
 
-  /** The OTel scope plus {@code trace_id}/{@code span_id} in the MDC, previous values restored on close. */
+  /**
+   * The OTel scope plus {@code trace_id}/{@code span_id} in the MDC, previous values restored on
+   * close. Closing twice does nothing (an OTel scope closed twice would restore a stale context).
+   */
   private static final class CurrentScope implements TraceScope {
     private final Scope scope;
     private final @Nullable String previousTraceId;
@@ -356,20 +355,22 @@ final class RequestSpan implements TraceListener.Handle {
     private final boolean mdc;
     private boolean closed;
 
-    CurrentScope(Scope scope, String traceId, String spanId) {
+    /** {@code span} null: no valid span, nothing for the MDC. */
+    CurrentScope(Scope scope, @Nullable SpanContext span) {
       this.scope = scope;
       String pt = null;
       String ps = null;
-      boolean ok;
-      try {
-        pt = MDC.get(GenAiConvention.MDC_TRACE_ID);
-        ps = MDC.get(GenAiConvention.MDC_SPAN_ID);
-        MDC.put(GenAiConvention.MDC_TRACE_ID, traceId);
-        MDC.put(GenAiConvention.MDC_SPAN_ID, spanId);
-        ok = true;
-      } catch (RuntimeException e) {
-        Internal.LOG.warn("trtrace: SLF4J MDC failed, trace_id not set in the MDC: {}", e.toString());
-        ok = false;
+      boolean ok = false;
+      if (span != null) {
+        try {
+          pt = MDC.get(GenAiConvention.MDC_TRACE_ID);
+          ps = MDC.get(GenAiConvention.MDC_SPAN_ID);
+          MDC.put(GenAiConvention.MDC_TRACE_ID, span.getTraceId());
+          MDC.put(GenAiConvention.MDC_SPAN_ID, span.getSpanId());
+          ok = true;
+        } catch (RuntimeException e) {
+          Internal.LOG.warn("trtrace: SLF4J MDC failed, trace_id not set in the MDC: {}", e.toString());
+        }
       }
       this.previousTraceId = pt;
       this.previousSpanId = ps;
