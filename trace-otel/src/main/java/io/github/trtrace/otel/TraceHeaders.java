@@ -41,6 +41,21 @@ public final class TraceHeaders {
     return extract(openTelemetry, Context.current(), headers, SingleValueGetter.INSTANCE);
   }
 
+  /**
+   * From the raw {@code traceparent} and {@code tracestate} header values, e.g. as trace-http's
+   * {@code TracedRequest} keeps them; either may be null.
+   */
+  public static Context extract(OpenTelemetry openTelemetry, @Nullable String traceparent, @Nullable String tracestate) {
+    Map<String, String> headers = new java.util.HashMap<>(4);
+    if (traceparent != null) {
+      headers.put("traceparent", traceparent);
+    }
+    if (tracestate != null) {
+      headers.put("tracestate", tracestate);
+    }
+    return extractSingle(openTelemetry, headers);
+  }
+
   /** With the host's propagators and any getter, onto {@code base}; never throws (returns {@code base}). */
   static <C> Context extract(OpenTelemetry openTelemetry, Context base, @Nullable C carrier, TextMapGetter<C> getter) {
     Objects.requireNonNull(openTelemetry, "openTelemetry");

@@ -49,6 +49,14 @@ class PropagationTest {
   }
 
   @Test
+  void rawHeaderValuesAsAnHttpFilterKeepsThem() {
+    SpanContext sc = spanOf(TraceHeaders.extract(W3C, PARENT, "k=v"));
+    assertThat(sc.getTraceId()).isEqualTo(TRACE_ID);
+    assertThat(sc.getTraceState().get("k")).isEqualTo("v");
+    assertThat(spanOf(TraceHeaders.extract(W3C, (String) null, null)).isValid()).isFalse();
+  }
+
+  @Test
   void repeatedTracestateHeadersAreJoined() {
     Map<String, List<String>> headers = new TreeMap<>();
     headers.put("traceparent", List.of(PARENT));
