@@ -4,6 +4,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,7 +47,7 @@ public final class TraceHeaders {
    * {@code TracedRequest} keeps them; either may be null.
    */
   public static Context extract(OpenTelemetry openTelemetry, @Nullable String traceparent, @Nullable String tracestate) {
-    Map<String, String> headers = new java.util.HashMap<>(4);
+    Map<String, String> headers = new HashMap<>(4);
     if (traceparent != null) {
       headers.put("traceparent", traceparent);
     }

@@ -183,4 +183,37 @@ class OtlpWireTest {
     assertThat(duration.getAttributesList()).extracting(KeyValue::getKey).doesNotContain("trtrace.request.id");
     assertThat(metricByName.get("gen_ai.server.time_to_first_token").getUnit()).isEqualTo("s");
   }
+
+  @Test
+  void autoconfiguredSdkExportsToTheOtlpEndpointItIsGiven() throws Exception {
+    // What OTEL_EXPORTER_OTLP_ENDPOINT=... does for a host using the SDK's autoconfiguration (given
+    // here as the equivalent properties, since a test cannot set its own environment).
+    String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort();
+    OpenTelemetrySdk sdk =
+        io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk.builder()
+            .addPropertiesSupplier(() -> Map.of(
+                "otel.exporter.otlp.endpoint", endpoint,
+                "otel.exporter.otlp.protocol", "http/protobuf",
+                "otel.service.name", "trtrace-test",
+                "otel.logs.exporter", "none",
+                "otel.metric.export.interval", "3600000"))
+            .disableShutdownHook()
+            .build()
+            .getOpenTelemetrySdk();
+    try (sdk;
+        InferenceTracer tracer =
+            InferenceTracer.builder().sink(InMemorySink.create()).listener(TrtraceOpenTelemetry.create(sdk)).build()) {
+      RequestContext.with("req-auto-1").build().call(() -> tracer.call("m", t -> 1));
+      assertThat(sdk.getSdkTracerProvider().forceFlush().join(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+      assertThat(sdk.getSdkMeterProvider().forceFlush().join(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+    }
+    var resource = traces.get(0).getResourceSpans(0).getResource();
+    assertThat(resource.getAttributesList())
+        .anySatisfy(kv -> {
+          assertThat(kv.getKey()).isEqualTo("service.name");
+          assertThat(kv.getValue().getStringValue()).isEqualTo("trtrace-test");
+        });
+    assertThat(traces.get(0).getResourceSpans(0).getScopeSpans(0).getSpans(0).getName()).isEqualTo("text_completion m");
+    assertThat(metrics).isNotEmpty();
+  }
 }
