@@ -115,14 +115,14 @@ public class OtelListenerBenchmark {
 
   /** The request body both variants run: five stages, two tokens, the usual fields. */
   private static void body(InferenceTrace t) {
-    t.inStage(Stage.QUEUE, () -> {});
-    t.inStage(Stage.PREPROCESS, () -> t.inputTokens(128));
-    t.inStage(Stage.DECODE, () -> {
-      t.inStage(Stage.INFER, () -> t.addGpuMs(4.25));
+    t.runStage(Stage.QUEUE, () -> {});
+    t.runStage(Stage.PREPROCESS, () -> t.inputTokens(128));
+    t.runStage(Stage.DECODE, () -> {
+      t.runStage(Stage.INFER, () -> t.addGpuMs(4.25));
       t.token();
       t.token();
     });
-    t.inStage(Stage.POSTPROCESS, () -> {});
+    t.runStage(Stage.POSTPROCESS, () -> {});
     t.outputTokens(64).engineFingerprint("sha256:0f1e2d").finishReason("stop").maxTokens(256);
   }
 
@@ -183,18 +183,18 @@ public class OtelListenerBenchmark {
         Context ctx = Context.current().with(root);
         long firstToken;
         try (Scope s = ctx.makeCurrent(); TraceScope ts = t.makeCurrent(); Mdc m = Mdc.put(sc)) {
-          child("queue", ctx, () -> t.inStage(Stage.QUEUE, () -> {}));
-          child("preprocess", ctx, () -> t.inStage(Stage.PREPROCESS, () -> t.inputTokens(128)));
+          child("queue", ctx, () -> t.runStage(Stage.QUEUE, () -> {}));
+          child("preprocess", ctx, () -> t.runStage(Stage.PREPROCESS, () -> t.inputTokens(128)));
           Span decode = tracer.spanBuilder("decode").setParent(ctx).startSpan();
           Context dctx = ctx.with(decode);
-          t.inStage(Stage.DECODE, () -> {
-            child("tensorrt.infer", dctx, () -> t.inStage(Stage.INFER, () -> t.addGpuMs(4.25)));
+          t.runStage(Stage.DECODE, () -> {
+            child("tensorrt.infer", dctx, () -> t.runStage(Stage.INFER, () -> t.addGpuMs(4.25)));
             t.token();
             t.token();
           });
           firstToken = System.nanoTime();
           decode.end();
-          child("postprocess", ctx, () -> t.inStage(Stage.POSTPROCESS, () -> {}));
+          child("postprocess", ctx, () -> t.runStage(Stage.POSTPROCESS, () -> {}));
           t.outputTokens(64).engineFingerprint("sha256:0f1e2d").finishReason("stop").maxTokens(256);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;

@@ -118,9 +118,9 @@ class OtlpWireTest {
       TrtraceOpenTelemetry otel = TrtraceOpenTelemetry.builder(sdk).serverAddress("127.0.0.1", 8080).build();
       try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).listener(otel).build()) {
         RequestContext.with("req-wire-1").build().call(() -> tracer.call("llama-8b", t -> {
-          t.inStage(Stage.QUEUE, () -> {});
-          t.inStage(Stage.DECODE, () -> {
-            t.inStage(Stage.INFER, () -> {});
+          t.runStage(Stage.QUEUE, () -> {});
+          t.runStage(Stage.DECODE, () -> {
+            t.runStage(Stage.INFER, () -> {});
             t.token();
             t.token();
           });

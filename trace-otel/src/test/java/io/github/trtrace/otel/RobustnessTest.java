@@ -63,7 +63,7 @@ class RobustnessTest {
     InMemorySink sink = InMemorySink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).listener(otel).build()) {
       int result = tracer.call("m", t -> {
-        t.inStage(Stage.DECODE, t::token);
+        t.runStage(Stage.DECODE, t::token);
         return 42;
       });
       assertThat(result).isEqualTo(42);

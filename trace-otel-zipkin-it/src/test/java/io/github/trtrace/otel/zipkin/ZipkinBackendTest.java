@@ -104,8 +104,8 @@ class ZipkinBackendTest {
         InferenceTracer tracer =
             InferenceTracer.builder().sink(sink).listener(TrtraceOpenTelemetry.create(sdk)).build()) {
       RequestContext.with(requestId).build().call(() -> tracer.call("llama-8b", t -> {
-        t.inStage(Stage.PREPROCESS, () -> {});
-        t.inStage(Stage.DECODE, () -> t.inStage(Stage.INFER, t::token));
+        t.runStage(Stage.PREPROCESS, () -> {});
+        t.runStage(Stage.DECODE, () -> t.runStage(Stage.INFER, t::token));
         return 1;
       }));
       tracer.flush().get(10, TimeUnit.SECONDS);
