@@ -264,13 +264,18 @@ final class DefaultInferenceTrace implements InferenceTrace {
     fireStageEnds(ended, now);
   }
 
-  /** Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the monitor. */
+  /**
+   * Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the
+   * monitor. Returns the ended stages, innermost first, for the listeners (none without listeners).
+   */
   private Stage[] popTo(int at, long now) {
     pauseTop(now);
-    Stage[] ended = new Stage[depth - at];
+    Stage[] ended = handles == null ? NO_STAGES : new Stage[depth - at];
     for (int i = depth - 1, k = 0; i >= at; i--, k++) {
       open[i].closed = true;
-      ended[k] = open[i].stage;
+      if (ended.length > 0) {
+        ended[k] = open[i].stage;
+      }
       open[i] = null;
     }
     depth = at;

@@ -168,15 +168,9 @@ public final class InferenceRecord {
     this.gpuMemUsedMb = b.gpuMemUsedMb;
     this.engineFingerprint = b.engineFingerprint;
     this.sampledReason = b.sampledReason;
-    this.inputFlags =
-        b.inputFlags.isEmpty()
-            ? Collections.emptySet()
-            : Collections.unmodifiableSet(EnumSet.copyOf(b.inputFlags));
+    this.inputFlags = b.inputFlags; // an unmodifiable copy the builder made
     this.inputDigest = b.inputDigest;
-    this.outputFlags =
-        b.outputFlags.isEmpty()
-            ? Collections.emptySet()
-            : Collections.unmodifiableSet(EnumSet.copyOf(b.outputFlags));
+    this.outputFlags = b.outputFlags;
     this.events = b.events.isEmpty() ? List.of() : List.copyOf(b.events);
     this.layers = b.layers.isEmpty() ? List.of() : List.copyOf(b.layers);
     this.attributes =
@@ -314,9 +308,9 @@ public final class InferenceRecord {
     private double gpuMemUsedMb = Double.NaN;
     private @Nullable String engineFingerprint;
     private @Nullable String sampledReason;
-    private final EnumSet<InputFlag> inputFlags = EnumSet.noneOf(InputFlag.class);
+    private Set<InputFlag> inputFlags = Collections.emptySet();
     private @Nullable String inputDigest;
-    private final EnumSet<OutputFlag> outputFlags = EnumSet.noneOf(OutputFlag.class);
+    private Set<OutputFlag> outputFlags = Collections.emptySet();
     private final List<Event> events = new ArrayList<>(0);
     private final List<LayerTime> layers = new ArrayList<>(0);
     private final Map<String, String> attributes = new LinkedHashMap<>();
@@ -356,9 +350,9 @@ public final class InferenceRecord {
       gpuMemUsedMb = r.gpuMemUsedMb;
       engineFingerprint = r.engineFingerprint;
       sampledReason = r.sampledReason;
-      inputFlags.addAll(r.inputFlags);
+      inputFlags = r.inputFlags;
       inputDigest = r.inputDigest;
-      outputFlags.addAll(r.outputFlags);
+      outputFlags = r.outputFlags;
       events.addAll(r.events);
       layers.addAll(r.layers);
       attributes.putAll(r.attributes);
@@ -421,15 +415,18 @@ public final class InferenceRecord {
     }
 
     public Builder inputFlags(Set<InputFlag> flags) {
-      inputFlags.clear();
-      inputFlags.addAll(flags);
+      inputFlags = immutableCopy(flags);
       return this;
     }
 
     public Builder outputFlags(Set<OutputFlag> flags) {
-      outputFlags.clear();
-      outputFlags.addAll(flags);
+      outputFlags = immutableCopy(flags);
       return this;
+    }
+
+    /** An unmodifiable copy (the record shares it: the builder never changes it, only replaces it). */
+    private static <F extends Enum<F>> Set<F> immutableCopy(Set<F> flags) {
+      return flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
     }
 
     public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
