@@ -156,13 +156,14 @@ final class Analysis {
   }
 
   /** Width of the input-length bins whose medians the knee is fitted to. */
-  static final int BIN_TOKENS = 64;
+  static final int BIN_TOKENS = 128;
 
   /**
    * The hinge {@code y = a + b*n + c*max(0, n - k)} with the least squared error over candidate knees
-   * {@code k}, against a straight line. Fitted to the median compute time of each {@value #BIN_TOKENS}-token
-   * bin of input length, weighted by the bin's count: one request that lost its core to another process
-   * moves a median little, where it would move a fit to raw points a lot.
+   * {@code k} (at least three bins on each side), against a straight line. Fitted to the median compute time
+   * of each {@value #BIN_TOKENS}-token bin of input length, one point per bin, as an operator reads a chart of
+   * latency against length: the many short requests do not outvote the few long ones, and one request that
+   * lost its core to another process moves a median little, where it would move a fit to raw points a lot.
    */
   static Knee knee(double[] x, double[] y) {
     Map<Integer, List<double[]>> bins = new TreeMap<>();
@@ -177,7 +178,7 @@ final class Analysis {
     for (List<double[]> bin : bins.values()) {
       bx[j] = quantile(bin.stream().mapToDouble(p -> p[0]).sorted().toArray(), 0.5);
       by[j] = quantile(bin.stream().mapToDouble(p -> p[1]).sorted().toArray(), 0.5);
-      w[j] = bin.size();
+      w[j] = 1;
       j++;
     }
     if (m < 6) {
@@ -198,7 +199,7 @@ final class Analysis {
     double bestSse = Double.POSITIVE_INFINITY;
     double[] best = null;
     double bestK = 0;
-    for (int i = 2; i < m - 2; i++) { // at least two bins on each side
+    for (int i = 2; i < m - 3; i++) { // at least three bins on each side
       double[] f = fit(bx, by, w, bx[i]);
       if (f != null && f[3] < bestSse) {
         bestSse = f[3];
@@ -322,7 +323,7 @@ final class Analysis {
 
   /** Prints the operator's conclusions, each with a command that shows one example. */
   static void print(Report r, Path log, PrintStream out) {
-    String file = log.toString();
+    String file = display(log);
     out.println();
     out.println("== What the records say (" + r.records() + " records in " + file + ") ==");
     out.printf(Locale.ROOT, "status: %s; latency p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms%n",
@@ -342,7 +343,7 @@ final class Analysis {
     if (k.found()) {
       out.printf(Locale.ROOT,
           "   knee at %,d input tokens: %.3f ms/token below, %.3f ms/token above (%.1fx); two-segment fit to"
-              + " 64-token bin medians R^2 %.2f (one line: %.2f)%n",
+              + " 128-token bin medians R^2 %.2f (one line: %.2f)%n",
           k.tokens(), k.slopeBelow(), k.slopeAbove(), k.slopeAbove() / Math.max(1e-9, k.slopeBelow()), k.r2(),
           k.lineR2());
     } else {
@@ -391,6 +392,13 @@ final class Analysis {
         h.rejectedHeader().length() > 40 ? h.rejectedHeader().substring(0, 40) + "..." : h.rejectedHeader()));
     out.printf(Locale.ROOT, "5. sampled_reason slow_p99 marks %d records (%.1f%%)%n", r.slowP99(),
         r.records() == 0 ? 0 : 100.0 * r.slowP99() / r.records());
+  }
+
+  /** {@code path} relative to the working directory when it is inside it (shorter commands to copy). */
+  static String display(Path path) {
+    Path cwd = Path.of("").toAbsolutePath();
+    Path abs = path.toAbsolutePath().normalize();
+    return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
   }
 
   private static void find(PrintStream out, String id, String file) {

@@ -34,8 +34,8 @@ interface Backend extends AutoCloseable {
 
   /**
    * Generates up to {@code maxTokens} tokens after {@code prompt}: prefill under {@code Stage.INFER}, then the
-   * decode loop under {@code Stage.DECODE}, marking {@code trace.token()} and calling {@code onToken} for each
-   * generated token. Returns the generated IDs (fewer than {@code maxTokens} when the model stopped).
+   * decode loop under {@code Stage.DECODE} (each step's engine launch an {@code INFER} inside it), marking
+   * {@code trace.token()} and calling {@code onToken} for each generated token. Returns the generated IDs (fewer than {@code maxTokens} when the model stopped).
    */
   int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken);
 

@@ -72,29 +72,28 @@ final class CpuBackend implements Backend {
     int capacity = n + maxTokens;
     float[][] keys = new float[LAYERS][capacity * ATTN];
     float[][] values = new float[LAYERS][capacity * ATTN];
-    float[] last;
-    try (var s = trace.stage(Stage.INFER)) {
-      last = forward(prompt, 0, keys, values);
-    }
+    float[][] last = {trace.inStage(Stage.INFER, () -> forward(prompt, 0, keys, values))};
     int[] out = new int[maxTokens];
-    int produced = 0;
+    int[] produced = {0};
     boolean[] used = new boolean[vocab];
-    try (var s = trace.stage(Stage.DECODE)) {
+    // Each step's forward pass is an INFER inside DECODE: infer_ms gets the model time, decode_ms the rest.
+    trace.inStage(Stage.DECODE, () -> {
       for (int step = 0; step < maxTokens; step++) {
-        int next = sample(last, used, step);
+        int next = sample(last[0], used, step);
         if (next == Tokenizer.EOS) {
           break;
         }
         used[next] = true;
-        out[produced++] = next;
+        out[produced[0]++] = next;
         onToken.accept(next);
         trace.token();
         if (step + 1 < maxTokens) {
-          last = forward(new int[] {next}, n + step, keys, values);
+          int position = n + step;
+          last[0] = trace.inStage(Stage.INFER, () -> forward(new int[] {next}, position, keys, values));
         }
       }
-    }
-    return Arrays.copyOf(out, produced);
+    });
+    return Arrays.copyOf(out, produced[0]);
   }
 
   /** Runs {@code tokens} at positions {@code start..} through every layer; returns the last hidden state. */

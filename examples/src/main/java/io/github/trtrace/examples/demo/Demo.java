@@ -30,16 +30,33 @@ public final class Demo {
   /**
    * @param log the JSON Lines record file
    * @param poisson Poisson arrivals (0: as many as about {@code seconds} take at the chosen rate)
-   * @param seconds how long the Poisson phases last when {@code poisson} is 0
+   * @param seconds the longest the Poisson phases may last: on a machine too slow for {@code poisson} requests
+   *     at {@code loadFraction} of its capacity in that time, the rate is raised (and the run says so)
    * @param loadFraction the Poisson rate as a fraction of the measured capacity
    * @param maxTokens tokens generated per request
    * @param seed makes the plan (prompts, IDs, arrival times) repeatable
+   * @param mix prompt lengths: production-like, or even over 8..2,400 tokens (the end-to-end test's smaller load)
    */
   public record Options(Path log, int poisson, double seconds, double loadFraction, int maxTokens, long seed,
-      int port, int workers, int queue) {
+      int port, int workers, int queue, LoadGenerator.Mix mix) {
     static Options defaults() {
-      return new Options(Path.of("logs/inference.log"), 0, 24, 0.3, 32, 7L, 0,
-          Math.max(1, Runtime.getRuntime().availableProcessors()), 32);
+      return new Options(Path.of("logs/inference.log"), 0, 30, 0.3, 32, 7L, 0,
+          Math.max(1, Runtime.getRuntime().availableProcessors()), 32, LoadGenerator.Mix.PRODUCTION);
+    }
+
+    Options with(String option, String v) {
+      return switch (option) {
+        case "--log" -> new Options(Path.of(v), poisson, seconds, loadFraction, maxTokens, seed, port, workers,
+            queue, mix);
+        case "--requests" -> new Options(log, Integer.parseInt(v), seconds, loadFraction, maxTokens, seed, port,
+            workers, queue, mix);
+        case "--seconds" -> new Options(log, poisson, Double.parseDouble(v), loadFraction, maxTokens, seed, port,
+            workers, queue, mix);
+        case "--port" -> new Options(log, poisson, seconds, loadFraction, maxTokens, seed, Integer.parseInt(v),
+            workers, queue, mix);
+        default -> throw new IllegalArgumentException("unknown option " + option
+            + " (known: --log PATH, --requests N, --seconds S, --port P)");
+      };
     }
   }
 
@@ -54,19 +71,7 @@ public final class Demo {
   public static void main(String[] args) throws Exception {
     Options o = Options.defaults();
     for (int i = 0; i + 1 < args.length; i += 2) {
-      String v = args[i + 1];
-      o = switch (args[i]) {
-        case "--log" -> new Options(Path.of(v), o.poisson(), o.seconds(), o.loadFraction(), o.maxTokens(),
-            o.seed(), o.port(), o.workers(), o.queue());
-        case "--requests" -> new Options(o.log(), Integer.parseInt(v), o.seconds(), o.loadFraction(),
-            o.maxTokens(), o.seed(), o.port(), o.workers(), o.queue());
-        case "--seconds" -> new Options(o.log(), o.poisson(), Double.parseDouble(v), o.loadFraction(),
-            o.maxTokens(), o.seed(), o.port(), o.workers(), o.queue());
-        case "--port" -> new Options(o.log(), o.poisson(), o.seconds(), o.loadFraction(), o.maxTokens(),
-            o.seed(), Integer.parseInt(v), o.workers(), o.queue());
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (known: --log PATH, --requests N, --seconds S, --port P)");
-      };
+      o = o.with(args[i], args[i + 1]);
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     run(o, out);
@@ -81,16 +86,22 @@ public final class Demo {
 
     // Capacity: serve a sample of the plan's own prompts in-process (after a JIT warm-up), untraced.
     LoadGenerator.Plan shape = LoadGenerator.plan(o.seed(), Math.max(o.poisson(), 120), 1, burst,
-        BURST_WINDOW, o.maxTokens());
+        BURST_WINDOW, o.maxTokens(), o.mix());
     double serviceMs = measure(backend, shape.requests(), o.maxTokens(), o.workers());
     double capacity = o.workers() * 1000 / serviceMs;
     double rate = o.loadFraction() * capacity;
     int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(600, Math.round(rate * o.seconds())));
+    String raised = "";
+    if (poisson / rate > o.seconds()) { // a slow (or busy) machine: keep the run within its time
+      rate = poisson / o.seconds();
+      raised = String.format(Locale.ROOT, " (raised from %.0f%% of capacity to fit %.0f s)", 100 * o.loadFraction(),
+          o.seconds());
+    }
     out.printf(Locale.ROOT, "capacity: %.1f ms per request on this prompt mix -> about %.0f requests/s on %d"
-        + " workers; load: Poisson at %.1f/s (%.0f%%), %d requests, plus a burst of %d within 100 ms%n",
-        serviceMs, capacity, o.workers(), rate, 100 * o.loadFraction(), poisson, burst);
+        + " workers; load: Poisson at %.1f/s%s, %d requests, plus a burst of %d within %d ms%n",
+        serviceMs, capacity, o.workers(), rate, raised, poisson, burst, BURST_WINDOW.toMillis());
     LoadGenerator.Plan plan = LoadGenerator.plan(o.seed(), poisson, rate, burst, BURST_WINDOW,
-        o.maxTokens());
+        o.maxTokens(), o.mix());
 
     List<LoadGenerator.Outcome> outcomes;
     DemoService.Config config = new DemoService.Config(o.port(), o.workers(), o.queue(), o.log());
@@ -112,7 +123,7 @@ public final class Demo {
    */
   static double measure(Backend backend, List<LoadGenerator.Planned> requests, int maxTokens, int workers) {
     InferenceTracer noop = InferenceTracer.noop();
-    List<LoadGenerator.Planned> sample = requests.stream().filter(p -> !p.burst()).limit(48).toList();
+    List<LoadGenerator.Planned> sample = requests.stream().filter(p -> !p.burst()).limit(32).toList();
     for (int i = 0; i < 16; i++) {
       serveOnce(backend, noop, sample.get(i % sample.size()).prompt(), maxTokens);
     }

@@ -9,6 +9,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.Slf4jSink;
@@ -96,7 +97,7 @@ public final class DemoService implements AutoCloseable {
     // Unbounded queue, bounded by the admission semaphore: a request is refused before it is traced as queued.
     this.workerPool = new ThreadPoolExecutor(config.workers(), config.workers(), 0, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> new Thread(r, "inference-" + n.incrementAndGet()));
-    this.workers = RequestContext.wrap(workerPool);
+    this.workers = workerPool;
     this.httpThreads = Executors.newFixedThreadPool(8, r -> new Thread(r, "http-" + n.incrementAndGet()));
     this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port()), 256);
     server.setExecutor(httpThreads);
@@ -185,9 +186,9 @@ public final class DemoService implements AutoCloseable {
       return;
     }
     InferenceTrace t = r.startTrace(tracer, backend.modelName());
-    t.beginStage(Stage.QUEUE);
+    InferenceTrace.StageScope queued = t.stage(Stage.QUEUE); // ends when a worker takes it
     try {
-      workers.execute(() -> serve(ex, t, c));
+      workers.execute(() -> serve(ex, t, queued, c));
     } catch (RuntimeException e) { // the pool was shut down
       places.release();
       try (t) {
@@ -197,16 +198,13 @@ public final class DemoService implements AutoCloseable {
     }
   }
 
-  /** On a worker: the request's context is current (MDC request_id), its trace is in the queue stage. */
-  private void serve(HttpExchange ex, InferenceTrace t, Completion c) {
-    try (t) {
-      t.endStage(Stage.QUEUE);
-      t.input(c.prompt());
+  /** On a worker: the trace is in the queue stage until now. */
+  private void serve(HttpExchange ex, InferenceTrace t, InferenceTrace.StageScope queued, Completion c) {
+    queued.close();
+    try (t; TraceScope current = t.makeCurrent()) { // request_id in the MDC of this worker's log lines
+      t.input(c.prompt()).maxTokens(c.maxTokens());
       Tokenizer.Session session = backend.tokenizer().session();
-      int[] ids;
-      try (var s = t.stage(Stage.PREPROCESS)) {
-        ids = session.encode(c.prompt());
-      }
+      int[] ids = t.inStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
       t.inputTokens(ids.length);
       if (ids.length + c.maxTokens() > backend.maxContext()) {
         t.error("context_length_exceeded");
@@ -216,17 +214,17 @@ public final class DemoService implements AutoCloseable {
       }
       StringBuilder text = new StringBuilder();
       int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
-      byte[] body;
-      try (var s = t.stage(Stage.POSTPROCESS)) {
+      byte[] body = t.inStage(Stage.POSTPROCESS, () -> {
         String output = text.toString();
-        OutputCheck.apply(t, output);
+        t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
         String finish = out.length < c.maxTokens() ? "stop" : "length";
+        t.finishReason(finish);
         ObjectNode json = JSON.createObjectNode();
         json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
             .put("finish_reason", finish);
         json.putObject("usage").put("prompt_tokens", ids.length).put("completion_tokens", out.length);
-        body = JSON.writeValueAsBytes(json);
-      }
+        return JSON.writeValueAsBytes(json);
+      });
       try {
         send(ex, 200, body);
       } catch (IOException e) {

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Open-loop load over real HTTP (loopback, {@code java.net.http}): requests are sent at planned times whether
  * or not earlier ones were answered, as independent users do. The plan: Poisson arrivals at a rate below
- * capacity, one burst well above it in the middle (the same mix of prompts), then Poisson again; prompts mostly short, some long
+ * capacity, one burst well above it in the middle (the same mix of prompts), then Poisson again; prompts
+ * mostly short, some long
  * (1,024+ tokens), a few with bidirectional controls (balanced or not), a few hostile {@code X-Request-ID}s.
  * Request IDs are {@code api-demo-0000} style: fixed width, so no ID is a prefix of another and
  * {@code grep api-demo-0042} finds one request.
@@ -29,6 +30,9 @@ final class LoadGenerator {
 
   /** What a request is, for the analysis to compare against the records. */
   enum Kind { SHORT, MEDIUM, LONG }
+
+  /** Prompt lengths: as in production (mostly short), or spread evenly over 8..2,400 tokens (fewer requests). */
+  enum Mix { PRODUCTION, EVEN }
 
   /** One planned request. */
   record Planned(int index, String header, String prompt, int words, Kind kind, boolean burst, String bidi,
@@ -59,6 +63,10 @@ final class LoadGenerator {
    * within {@code burstWindow} after the first half. Deterministic for a seed.
    */
   static Plan plan(long seed, int poisson, double rate, int burst, Duration burstWindow, int maxTokens) {
+    return plan(seed, poisson, rate, burst, burstWindow, maxTokens, Mix.PRODUCTION);
+  }
+
+  static Plan plan(long seed, int poisson, double rate, int burst, Duration burstWindow, int maxTokens, Mix mix) {
     SplittableRandom r = new SplittableRandom(seed);
     List<Long> times = new ArrayList<>();
     double t = 0.2;
@@ -84,21 +92,21 @@ final class LoadGenerator {
     for (List<Long> phase : List.of(times, burstTimes, later)) {
       boolean inBurst = phase == burstTimes;
       for (long at : phase) {
-        out.add(request(r, index++, at, inBurst, maxTokens));
+        out.add(request(r, index++, at, inBurst, maxTokens, mix));
       }
     }
     return new Plan(out, burstStart, burstStart + window, rate);
   }
 
-  private static Planned request(SplittableRandom r, int index, long at, boolean burst, int maxTokens) {
+  private static Planned request(SplittableRandom r, int index, long at, boolean burst, int maxTokens, Mix mix) {
     double u = r.nextDouble();
-    // Most prompts are short; some medium; about one in eight is a long document (1,024+ tokens).
-    Kind kind = u < 0.72 ? Kind.SHORT : u < 0.87 ? Kind.MEDIUM : Kind.LONG;
-    int words = switch (kind) {
-      case SHORT -> 8 + r.nextInt(110);
-      case MEDIUM -> 150 + r.nextInt(650);
-      case LONG -> 1024 + r.nextInt(1200);
-    };
+    int words;
+    if (mix == Mix.EVEN) {
+      words = 8 + (int) (u * 2400);
+    } else { // most prompts are short; some medium; about one in seven is a long document (1,024+ tokens)
+      words = u < 0.66 ? 8 + r.nextInt(120) : u < 0.86 ? 128 + r.nextInt(896) : 1024 + r.nextInt(1200);
+    }
+    Kind kind = words < 128 ? Kind.SHORT : words < 1024 ? Kind.MEDIUM : Kind.LONG;
     String bidi = "";
     StringBuilder prompt = new StringBuilder(words * 7);
     List<String> vocab = Words.VOCABULARY;
@@ -108,7 +116,7 @@ final class LoadGenerator {
       }
       prompt.append(vocab.get(r.nextInt(vocab.size())));
     }
-    if (!burst && kind == Kind.SHORT && r.nextDouble() < 0.09) {
+    if (!burst && (kind == Kind.SHORT || mix == Mix.EVEN) && r.nextDouble() < 0.09) {
       // Text pasted from a right-to-left context: an override that is closed, or one that is not.
       int cut = prompt.indexOf(" ", prompt.length() / 2);
       boolean balanced = r.nextBoolean();

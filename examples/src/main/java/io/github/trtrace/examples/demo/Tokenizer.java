@@ -20,10 +20,10 @@ import java.util.Map;
  * embedding levels while encoding (U+202A..U+202E and U+2066..U+2068 push, U+202C and U+2069 pop), so that
  * it can "render" right-to-left overrides. The level is never reset when encoding ends. An input with an
  * unbalanced push (a U+202E without its U+202C, say) leaves the level above zero, and the streaming decoder
- * then applies the override to the <em>output</em>: it re-emits the override mark before each piece, writes
- * the piece's UTF-8 bytes in reverse order (multi-byte characters turn into U+FFFD) and, because its flush
- * forgets to clear the pending buffer, repeats the previous piece at every word boundary. Balanced inputs
- * come out clean. Nothing here looks at the text to decide to garble it: it is the state machine.
+ * then applies the override to the <em>output</em>: it writes the override mark and the piece's UTF-8 bytes
+ * in reverse order (multi-byte characters turn into U+FFFD) into a pending buffer, and, because its flush
+ * never clears that buffer, streams the first such piece again for every later token: the answer is one
+ * garbled word repeated. Balanced inputs come out clean. Nothing here looks at the text to decide to garble it: it is the state machine.
  */
 final class Tokenizer {
   static final int BYTE_TOKENS = 256;
@@ -138,11 +138,12 @@ final class Tokenizer {
         b[j] = t;
       }
       String rendered = new String(Character.toChars(pushMark)) + utf8(b);
-      // At a word boundary the pending piece is flushed, but never cleared: it comes out twice.
-      String out = piece.startsWith(" ") ? pending + rendered : rendered;
-      pending.setLength(0);
-      pending.append(rendered);
-      return out;
+      // The rendered piece waits in the pending buffer for the override to close; the flush below never
+      // clears it, so every later token repeats the first piece instead of its own.
+      if (pending.length() == 0) {
+        pending.append(rendered);
+      }
+      return pending.toString();
     }
   }
 
