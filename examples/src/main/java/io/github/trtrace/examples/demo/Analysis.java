@@ -54,7 +54,8 @@ final class Analysis {
 
   /** Everything the demo prints, and the end-to-end test checks. */
   record Report(int records, Map<String, Integer> byStatus, double p50, double p90, double p99, double max,
-      double queueP50, double latencyP50OfSuccess, double correlation, Knee knee, List<Rec> slowest,
+      double queueP50, double latencyP50OfSuccess, double correlation, double correlationComputeBound,
+      int queueBound, Knee knee, List<Rec> slowest,
       int slowestLong, List<Rec> garbled, int garbledWithBidi, int bidiInputs, List<Rec> rejected,
       Duration peakAt, int peakArrivals, int medianArrivals, int rejectedNearPeak, String rejectedExample,
       double overallRate,
@@ -105,7 +106,13 @@ final class Analysis {
     double corr = pearson(x, ok.stream().mapToDouble(Rec::latencyMs).toArray());
     Knee knee = knee(x, y);
 
-    List<Rec> slowest = ok.stream().sorted(Comparator.comparingDouble(Rec::latencyMs).reversed()).limit(10).toList();
+    // Requests that waited longer than they computed are explained by the queue (a burst's backlog): the
+    // question "which inputs are slow" is about the others.
+    List<Rec> computeBound = ok.stream().filter(r -> r.queueMs() < r.computeMs()).toList();
+    double corrComputeBound = pearson(computeBound.stream().mapToDouble(Rec::inputTokens).toArray(),
+        computeBound.stream().mapToDouble(Rec::latencyMs).toArray());
+    List<Rec> slowest = computeBound.stream().sorted(Comparator.comparingDouble(Rec::latencyMs).reversed())
+        .limit(10).toList();
     int slowestLong = (int) slowest.stream().filter(r -> r.inputTokens() >= LONG_INPUT).count();
 
     List<Rec> garbled = recs.stream().filter(r -> !r.outputFlags().isEmpty()).toList();
@@ -145,7 +152,8 @@ final class Analysis {
       }
     }
     return new Report(recs.size(), byStatus, quantile(lat, 0.5), quantile(lat, 0.9), quantile(lat, 0.99),
-        lat.length == 0 ? 0 : lat[lat.length - 1], quantile(queue, 0.5), quantile(okLat, 0.5), corr, knee,
+        lat.length == 0 ? 0 : lat[lat.length - 1], quantile(queue, 0.5), quantile(okLat, 0.5), corr,
+        corrComputeBound, ok.size() - computeBound.size(), knee,
         slowest, slowestLong, garbled, garbledWithBidi, bidiInputs, rejected, peakAt, peakArrivals, medianArrivals,
         nearPeak.size(), (nearPeak.isEmpty() ? rejected : nearPeak).stream().findFirst().map(Rec::id).orElse(null),
         span > 0 ? recs.size() / span : 0, slowP99, span, hostile, buckets);
@@ -156,12 +164,15 @@ final class Analysis {
   }
 
   /** Width of the input-length bins whose medians the knee is fitted to. */
-  static final int BIN_TOKENS = 128;
+  static final int BIN_TOKENS = 256;
+  /** Bins with fewer requests are left out of the fit. */
+  static final int MIN_BIN = 2;
 
   /**
    * The hinge {@code y = a + b*n + c*max(0, n - k)} with the least squared error over candidate knees
    * {@code k} (at least three bins on each side), against a straight line. Fitted to the median compute time
-   * of each {@value #BIN_TOKENS}-token bin of input length, one point per bin, as an operator reads a chart of
+   * of each {@value #BIN_TOKENS}-token bin of input length that has at least {@value #MIN_BIN} requests, one
+   * point per bin, as an operator reads a chart of
    * latency against length: the many short requests do not outvote the few long ones, and one request that
    * lost its core to another process moves a median little, where it would move a fit to raw points a lot.
    */
@@ -170,6 +181,7 @@ final class Analysis {
     for (int i = 0; i < x.length; i++) {
       bins.computeIfAbsent((int) (x[i] / BIN_TOKENS), b -> new ArrayList<>()).add(new double[] {x[i], y[i]});
     }
+    bins.values().removeIf(bin -> bin.size() < MIN_BIN);
     int m = bins.size();
     double[] bx = new double[m];
     double[] by = new double[m];
@@ -336,21 +348,23 @@ final class Analysis {
     out.printf(Locale.ROOT, "   queue_ms p50 %.1f ms of a successful request's p50 latency %.0f ms (%.0f%%)%n",
         r.queueP50(), r.latencyP50OfSuccess(),
         r.latencyP50OfSuccess() == 0 ? 0 : 100 * r.queueP50() / r.latencyP50OfSuccess());
-    out.printf(Locale.ROOT, "   input_tokens vs latency_ms: Pearson r = %.2f%n", r.correlation());
+    out.printf(Locale.ROOT, "   input_tokens vs latency_ms: Pearson r = %.2f; %.2f without the %d requests that waited"
+        + " longer than they computed (the burst's backlog, see 3)%n", r.correlation(), r.correlationComputeBound(),
+        r.queueBound());
     out.println("   compute time (latency - queue) by input length:  tokens  requests  p50 ms  p90 ms");
     r.buckets().forEach((k, v) -> out.printf(Locale.ROOT, "   %49s %9d %7d %7d%n", k, v[0], v[1], v[2]));
     Knee k = r.knee();
     if (k.found()) {
       out.printf(Locale.ROOT,
           "   knee at %,d input tokens: %.3f ms/token below, %.3f ms/token above (%.1fx); two-segment fit to"
-              + " 128-token bin medians R^2 %.2f (one line: %.2f)%n",
+              + " 256-token bin medians R^2 %.2f (one line: %.2f)%n",
           k.tokens(), k.slopeBelow(), k.slopeAbove(), k.slopeAbove() / Math.max(1e-9, k.slopeBelow()), k.r2(),
           k.lineR2());
     } else {
       out.printf(Locale.ROOT, "   no clear knee (best break at %d tokens, slopes %.3f / %.3f ms/token, R^2 %.2f)%n",
           k.tokens(), k.slopeBelow(), k.slopeAbove(), k.r2());
     }
-    out.printf(Locale.ROOT, "   %d of the 10 slowest successful requests had %,d+ input tokens:%n",
+    out.printf(Locale.ROOT, "   %d of the 10 slowest of those had %,d+ input tokens:%n",
         r.slowestLong(), LONG_INPUT);
     r.slowest().stream().limit(3).forEach(s -> out.printf(Locale.ROOT,
         "     %s  %,d tokens  %.0f ms  (queue %.0f ms, most time in %s)%n",

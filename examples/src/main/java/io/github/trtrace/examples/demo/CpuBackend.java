@@ -12,12 +12,15 @@ import java.util.function.IntConsumer;
  * ReLU MLP ({@value #DIM} to {@value #HIDDEN}), with a key/value cache for decoding and greedy sampling with
  * a repetition penalty over the word vocabulary.
  *
- * <p>Its cost is that of a real model, so the latency knee is real: per prompt token the projections and the
- * MLP cost a constant {@code ~57k} multiply-adds a layer, while causal attention costs {@code 2 * ATTN} per
- * pair of tokens, {@code ~32 n^2} a layer over a prompt of {@code n}. Below about 900 tokens the constant part
- * dominates and latency grows linearly; above it the quadratic part takes over and every extra token costs
- * more (the marginal cost doubles near 900 tokens and triples near 1,800). Each decode step attends over
- * the whole context, so it too costs more the longer the prompt.
+ * <p>Its cost is that of a real model, so the latency knee is real. Per prompt token the projections and the
+ * MLP cost a constant {@code ~57k} multiply-adds a layer; causal attention costs {@code 2 * ATTN} per pair of
+ * tokens. And, as serving stacks do to bound memory, the key/value cache keeps only the first
+ * {@value #RESIDENT} positions of a request in float32: later positions are stored quantized to int8 (a
+ * scale per row) and every attention read of one dequantizes it, so a pair whose key lies past
+ * {@value #RESIDENT} costs more. The quadratic part overtakes the constant one near 900 tokens and grows
+ * faster past {@value #RESIDENT}: below, latency grows about linearly; past it, each extra token costs more
+ * and more (the knee). Each decode step attends over the whole context,
+ * so it too costs more the longer the prompt.
  */
 final class CpuBackend implements Backend {
   static final String MODEL = "demo-llm-cpu";
@@ -26,6 +29,8 @@ final class CpuBackend implements Backend {
   static final int HIDDEN = 384;
   static final int LAYERS = 2;
   static final int MAX_CONTEXT = 4096;
+  /** Positions of a request's key/value cache kept in float32; the rest are int8. */
+  static final int RESIDENT = 1024;
 
   private final Tokenizer tokenizer;
   private final int vocab;
@@ -70,9 +75,11 @@ final class CpuBackend implements Backend {
   public int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken) {
     int n = prompt.length;
     int capacity = n + maxTokens;
-    float[][] keys = new float[LAYERS][capacity * ATTN];
-    float[][] values = new float[LAYERS][capacity * ATTN];
-    float[][] last = {trace.inStage(Stage.INFER, () -> forward(prompt, 0, keys, values))};
+    KvCache[] caches = new KvCache[LAYERS];
+    for (int l = 0; l < LAYERS; l++) {
+      caches[l] = new KvCache(capacity);
+    }
+    float[][] last = {trace.inStage(Stage.INFER, () -> forward(prompt, 0, caches))};
     int[] out = new int[maxTokens];
     int[] produced = {0};
     boolean[] used = new boolean[vocab];
@@ -89,7 +96,7 @@ final class CpuBackend implements Backend {
         trace.token();
         if (step + 1 < maxTokens) {
           int position = n + step;
-          last[0] = trace.inStage(Stage.INFER, () -> forward(new int[] {next}, position, keys, values));
+          last[0] = trace.inStage(Stage.INFER, () -> forward(new int[] {next}, position, caches));
         }
       }
     });
@@ -97,7 +104,7 @@ final class CpuBackend implements Backend {
   }
 
   /** Runs {@code tokens} at positions {@code start..} through every layer; returns the last hidden state. */
-  private float[] forward(int[] tokens, int start, float[][] keys, float[][] values) {
+  private float[] forward(int[] tokens, int start, KvCache[] caches) {
     int n = tokens.length;
     float[] x = new float[n * DIM];
     for (int i = 0; i < n; i++) {
@@ -109,7 +116,7 @@ final class CpuBackend implements Backend {
       }
     }
     for (int l = 0; l < LAYERS; l++) {
-      layers[l].apply(x, n, start, keys[l], values[l]);
+      layers[l].apply(x, n, start, caches[l]);
     }
     return Arrays.copyOfRange(x, (n - 1) * DIM, n * DIM);
   }
@@ -156,23 +163,26 @@ final class CpuBackend implements Backend {
     }
 
     /** x (n x DIM) at positions start.. is updated in place; its keys and values are appended to the cache. */
-    void apply(float[] x, int n, int start, float[] keyCache, float[] valueCache) {
+    void apply(float[] x, int n, int start, KvCache cache) {
       float[] h = rmsNorm(x, n);
       float[] q = matmul(h, n, DIM, wq, ATTN);
       float[] k = matmul(h, n, DIM, wk, ATTN);
       float[] v = matmul(h, n, DIM, wv, ATTN);
-      System.arraycopy(k, 0, keyCache, start * ATTN, n * ATTN);
-      System.arraycopy(v, 0, valueCache, start * ATTN, n * ATTN);
+      cache.append(start, n, k, v);
       float[] attended = new float[n * ATTN];
       float[] scores = new float[start + n];
+      float[] row = new float[ATTN];
       float scale = (float) (1 / Math.sqrt(ATTN));
       for (int i = 0; i < n; i++) {
         int visible = start + i + 1; // causal: every earlier position and itself
+        int resident = Math.min(visible, RESIDENT);
         float max = Float.NEGATIVE_INFINITY;
         for (int j = 0; j < visible; j++) {
+          float[] key = j < resident ? cache.hotK : cache.key(j, row);
+          int off = j < resident ? j * ATTN : 0;
           float s = 0;
           for (int d = 0; d < ATTN; d++) {
-            s += q[i * ATTN + d] * keyCache[j * ATTN + d];
+            s += q[i * ATTN + d] * key[off + d];
           }
           scores[j] = s * scale;
           max = Math.max(max, scores[j]);
@@ -184,8 +194,10 @@ final class CpuBackend implements Backend {
         }
         for (int j = 0; j < visible; j++) {
           float p = scores[j] / sum;
+          float[] value = j < resident ? cache.hotV : cache.value(j, row);
+          int off = j < resident ? j * ATTN : 0;
           for (int d = 0; d < ATTN; d++) {
-            attended[i * ATTN + d] += p * valueCache[j * ATTN + d];
+            attended[i * ATTN + d] += p * value[off + d];
           }
         }
       }
@@ -195,6 +207,70 @@ final class CpuBackend implements Backend {
         hidden[i] = Math.max(0, hidden[i]);
       }
       add(x, matmul(hidden, n, HIDDEN, w2, DIM));
+    }
+  }
+
+  /** One layer's keys and values of one request: float32 up to {@value #RESIDENT} positions, int8 after. */
+  static final class KvCache {
+    final float[] hotK;
+    final float[] hotV;
+    private final byte[] coldK;
+    private final byte[] coldV;
+    private final float[] coldKScale;
+    private final float[] coldVScale;
+
+    KvCache(int capacity) {
+      int hot = Math.min(capacity, RESIDENT);
+      int cold = Math.max(0, capacity - RESIDENT);
+      hotK = new float[hot * ATTN];
+      hotV = new float[hot * ATTN];
+      coldK = new byte[cold * ATTN];
+      coldV = new byte[cold * ATTN];
+      coldKScale = new float[cold];
+      coldVScale = new float[cold];
+    }
+
+    void append(int start, int n, float[] k, float[] v) {
+      for (int i = 0; i < n; i++) {
+        int p = start + i;
+        if (p < RESIDENT) {
+          System.arraycopy(k, i * ATTN, hotK, p * ATTN, ATTN);
+          System.arraycopy(v, i * ATTN, hotV, p * ATTN, ATTN);
+        } else {
+          coldKScale[p - RESIDENT] = quantize(k, i * ATTN, coldK, (p - RESIDENT) * ATTN);
+          coldVScale[p - RESIDENT] = quantize(v, i * ATTN, coldV, (p - RESIDENT) * ATTN);
+        }
+      }
+    }
+
+    /** The key at cold position {@code p}, dequantized into {@code row}. */
+    float[] key(int p, float[] row) {
+      return dequantize(coldK, coldKScale, p - RESIDENT, row);
+    }
+
+    float[] value(int p, float[] row) {
+      return dequantize(coldV, coldVScale, p - RESIDENT, row);
+    }
+
+    private static float quantize(float[] src, int from, byte[] dst, int to) {
+      float max = 1e-12f;
+      for (int d = 0; d < ATTN; d++) {
+        max = Math.max(max, Math.abs(src[from + d]));
+      }
+      float scale = max / 127;
+      for (int d = 0; d < ATTN; d++) {
+        dst[to + d] = (byte) Math.round(src[from + d] / scale);
+      }
+      return scale;
+    }
+
+    private static float[] dequantize(byte[] q, float[] scales, int r, float[] row) {
+      float scale = scales[r];
+      int off = r * ATTN;
+      for (int d = 0; d < ATTN; d++) {
+        row[d] = q[off + d] * scale;
+      }
+      return row;
     }
   }
 

@@ -40,8 +40,8 @@ public final class Demo {
   public record Options(Path log, int poisson, double seconds, double loadFraction, int maxTokens, long seed,
       int port, int workers, int queue, LoadGenerator.Mix mix) {
     static Options defaults() {
-      return new Options(Path.of("logs/inference.log"), 0, 30, 0.3, 32, 7L, 0,
-          Math.max(1, Runtime.getRuntime().availableProcessors()), 32, LoadGenerator.Mix.PRODUCTION);
+      return new Options(Path.of("logs/inference.log"), 0, 30, 0.25, 32, 7L, 0,
+          Math.max(1, Runtime.getRuntime().availableProcessors()), 16, LoadGenerator.Mix.PRODUCTION);
     }
 
     Options with(String option, String v) {
@@ -90,7 +90,7 @@ public final class Demo {
     double serviceMs = measure(backend, shape.requests(), o.maxTokens(), o.workers());
     double capacity = o.workers() * 1000 / serviceMs;
     double rate = o.loadFraction() * capacity;
-    int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(600, Math.round(rate * o.seconds())));
+    int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(450, Math.round(rate * o.seconds())));
     String raised = "";
     if (poisson / rate > o.seconds()) { // a slow (or busy) machine: keep the run within its time
       rate = poisson / o.seconds();

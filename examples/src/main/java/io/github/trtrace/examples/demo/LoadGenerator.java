@@ -103,8 +103,8 @@ final class LoadGenerator {
     int words;
     if (mix == Mix.EVEN) {
       words = 8 + (int) (u * 2400);
-    } else { // most prompts are short; some medium; about one in seven is a long document (1,024+ tokens)
-      words = u < 0.66 ? 8 + r.nextInt(120) : u < 0.86 ? 128 + r.nextInt(896) : 1024 + r.nextInt(1200);
+    } else { // most prompts are short; some medium; about one in six is a long document (1,024+ tokens)
+      words = u < 0.6 ? 8 + r.nextInt(120) : u < 0.82 ? 128 + r.nextInt(896) : 1024 + r.nextInt(1200);
     }
     Kind kind = words < 128 ? Kind.SHORT : words < 1024 ? Kind.MEDIUM : Kind.LONG;
     String bidi = "";
