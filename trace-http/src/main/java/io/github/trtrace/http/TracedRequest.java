@@ -41,8 +41,12 @@ public interface TracedRequest {
   /**
    * Starts a trace for this request under {@link #context()} (on whatever thread calls it) and links it to
    * the caller's trace: {@code trace_id} from {@code traceparent}, {@code span_id} the caller's span (the
-   * span of this request that exists in the tracing backend when nothing else exports one). A trace
-   * listener that exports its own spans (trace-otel) may set both itself; it extracts the context itself.
+   * span of this request that exists in the tracing backend when nothing else exports one).
+   *
+   * <p>With a listener that exports its own spans (trace-otel), start the trace under the context that
+   * listener extracted instead, e.g. {@code r.context().call(() -> tracer.start(model))}: the listener sets
+   * {@code trace_id} and its own span's {@code span_id} while the trace starts, and this method would
+   * replace that span ID with the caller's.
    */
   InferenceTrace startTrace(InferenceTracer tracer, String modelName);
 }

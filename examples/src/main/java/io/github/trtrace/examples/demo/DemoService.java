@@ -118,7 +118,7 @@ public final class DemoService implements AutoCloseable {
         .sink(JsonLinesFileSink.builder(config.log()).build())
         .sink(Slf4jSink.builder().build())
         .inputDigest(true);
-    say.accept("records: " + config.log() + " (JSON Lines) and SLF4J logger " + Slf4jSink.DEFAULT_LOGGER_NAME
+    say.accept("records: " + Analysis.display(config.log()) + " (JSON Lines) and SLF4J logger " + Slf4jSink.DEFAULT_LOGGER_NAME
         + " (Logback JSON encoder, logs/app.json)");
     openTelemetry(tb, say);
     DemoService s = new DemoService(config, backend, tb.build());

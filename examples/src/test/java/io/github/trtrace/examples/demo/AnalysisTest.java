@@ -25,9 +25,11 @@ class AnalysisTest {
     }
     Analysis.Knee k = Analysis.knee(x, y);
     assertThat(k.found()).isTrue();
-    assertThat(k.tokens()).isBetween(1000 - 128, 1000 + 128);
-    assertThat(k.slopeBelow()).isCloseTo(0.05, within(0.015));
-    assertThat(k.slopeAbove()).isCloseTo(0.30, within(0.05));
+    // Within one 256-token bin of the true knee; slopes as far as the bins' medians allow
+    assertThat(k.tokens()).isBetween(1000 - Analysis.BIN_TOKENS, 1000 + Analysis.BIN_TOKENS);
+    assertThat(k.slopeBelow()).isBetween(0.02, 0.08);
+    assertThat(k.slopeAbove()).isBetween(0.2, 0.4);
+    assertThat(k.slopeAbove() / k.slopeBelow()).isGreaterThan(3);
   }
 
   @Test
