@@ -33,7 +33,8 @@ import org.slf4j.MDC;
 
 /**
  * What both filters must do, over real HTTP on loopback. Subclasses start a real server with two
- * endpoints: {@code /echo} answers {@link #echo} and {@code /reject} rejects with 429.
+ * endpoints: {@code /echo} answers {@link #echo}, {@code /reject} rejects with 429 and {@code /unavailable}
+ * with 503.
  */
 abstract class FilterContractTest {
   static final String GENERATED = "req-[0-9a-z]{24}";
@@ -185,6 +186,19 @@ abstract class FilterContractTest {
       assertThat(rec.requestId()).isEqualTo("api-demo-0429");
       assertThat(rec.status()).isEqualTo(Status.REJECTED);
       assertThat(rec.attributes()).containsEntry("http_status", "429");
+    });
+  }
+
+  @Test
+  void aSaturatedServiceAnswers503WithTheIdAndARejectedRecord() throws Exception {
+    HttpResponse<String> r = get("/unavailable", RequestIds.HEADER, "api-demo-0503");
+
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.headers().allValues(RequestIds.HEADER)).containsExactly("api-demo-0503");
+    assertThat(r.body()).isEqualTo("{\"error\":\"service_unavailable\",\"request_id\":\"api-demo-0503\"}");
+    assertThat(records()).singleElement().satisfies(rec -> {
+      assertThat(rec.status()).isEqualTo(Status.REJECTED);
+      assertThat(rec.attributes()).containsEntry("http_status", "503");
     });
   }
 

@@ -40,6 +40,8 @@ class HttpServerTracingTest extends FilterContractTest {
         .getFilters().add(HttpServerTracing.filter());
     server.createContext("/reject", ex -> HttpServerTracing.reject(ex, tracer, "echo-model", 429))
         .getFilters().add(HttpServerTracing.filter());
+    server.createContext("/unavailable", ex -> HttpServerTracing.reject(ex, tracer, "echo-model", 503))
+        .getFilters().add(HttpServerTracing.filter());
     // The handler hands the exchange to a worker, as an inference service does.
     server.createContext("/worker", ex -> workers.submit(() -> {
       respond(ex, 200, RequestContext.current().requestId() + " " + HttpServerTracing.request(ex).requestId());

@@ -45,6 +45,12 @@ class ServletTracingTest extends FilterContractTest {
         ServletTracing.reject(req, resp, tracer, "echo-model", 429);
       }
     }), "/reject");
+    context.addServlet(new ServletHolder(new HttpServlet() {
+      @Override
+      protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        ServletTracing.reject(req, resp, tracer, "echo-model", 503);
+      }
+    }), "/unavailable");
     server.setHandler(context);
     server.start();
     return URI.create("http://127.0.0.1:" + connector.getLocalPort());
