@@ -13,8 +13,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,11 +29,10 @@ import org.jspecify.annotations.Nullable;
  *     .jsonLinesFile(Path.of("logs/inference.log"))
  *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .build();
- * String answer = RequestIds.accept(header).toContext().call(() ->
- *     tracer.call("llama-8b", t -> {
- *       response.setHeader(RequestIds.HEADER, t.requestId());
- *       return t.inStage(Stage.DECODE, () -> engine.generate(prompt));
- *     }));
+ * String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+ *   response.setHeader(RequestIds.HEADER, t.requestId());
+ *   return t.callStage(Stage.DECODE, () -> engine.generate(prompt));
+ * });
  * }</pre>
  */
 public interface InferenceTracer extends AutoCloseable {
@@ -53,7 +50,53 @@ public interface InferenceTracer extends AutoCloseable {
    * }</pre>
    */
   default <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
-    InferenceTrace t = start(modelName);
+    return traced(start(modelName), body);
+  }
+
+  /**
+   * {@link #call(String, TracedCallable)} with the request ID taken from {@code requestIdHeader}, the
+   * caller's {@code X-Request-ID}: used when valid, else replaced by a generated one (null too), the
+   * rejected value kept sanitized in {@code rejected_request_id}. Return {@code t.requestId()} to the
+   * caller.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+   *   response.setHeader(RequestIds.HEADER, t.requestId());
+   *   return engine.generate(prompt);
+   * });
+   * }</pre>
+   */
+  default <T, E extends Throwable> T call(
+      String modelName, @Nullable String requestIdHeader, TracedCallable<T, E> body) throws E {
+    return traced(start(modelName, requestIdHeader), body);
+  }
+
+  /**
+   * {@link #call(String, TracedCallable)} for a body without a result.
+   *
+   * <pre>{@code
+   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
+   * }</pre>
+   */
+  default <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
+    traced(start(modelName), asCallable(body));
+  }
+
+  /** {@link #call(String, String, TracedCallable)} for a body without a result. */
+  default <E extends Throwable> void run(
+      String modelName, @Nullable String requestIdHeader, TracedRunnable<E> body) throws E {
+    traced(start(modelName, requestIdHeader), asCallable(body));
+  }
+
+  private static <E extends Throwable> TracedCallable<@Nullable Void, E> asCallable(TracedRunnable<E> body) {
+    return t -> {
+      body.run(t);
+      return null;
+    };
+  }
+
+  /** Runs {@code body} under {@code t} made current; records what it throws; ends {@code t}. */
+  private static <T, E extends Throwable> T traced(InferenceTrace t, TracedCallable<T, E> body) throws E {
     TraceScope scope = t.makeCurrent();
     try {
       return body.call(t);
@@ -67,20 +110,6 @@ public interface InferenceTracer extends AutoCloseable {
   }
 
   /**
-   * {@link #call(String, TracedCallable)} for a body without a result.
-   *
-   * <pre>{@code
-   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
-   * }</pre>
-   */
-  default <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
-    call(modelName, t -> {
-      body.run(t);
-      return null;
-    });
-  }
-
-  /**
    * Starts a trace now for {@code modelName}, for requests whose start and end are not in one block.
    * The request ID comes from {@link RequestContext#current()}; without one, an ID is generated
    * ({@code req-...}). The trace is not made current: call {@link InferenceTrace#makeCurrent()} where
@@ -91,10 +120,11 @@ public interface InferenceTracer extends AutoCloseable {
 
   /**
    * Starts a trace now with an explicit request ID (validated like an {@code X-Request-ID}: an
-   * invalid one is replaced and kept in {@code rejected_request_id}). A {@code rejected_request_id} of
-   * the current context is not carried over when the ID differs from the context's.
+   * invalid or null one is replaced by a generated one, an invalid one kept in {@code
+   * rejected_request_id}). A {@code rejected_request_id} of the current context is not carried over
+   * when the ID differs from the context's.
    */
-  InferenceTrace start(String modelName, String requestId);
+  InferenceTrace start(String modelName, @Nullable String requestId);
 
   /** A snapshot of the counters. */
   TracerStats stats();
@@ -344,17 +374,8 @@ public interface InferenceTracer extends AutoCloseable {
       }
       Sampler chosen = chooseSampler();
       List<LogFile> files = LogFile.distinct(logFiles);
-      Set<String> names = new HashSet<>();
-      for (RecordSink sink : sinks) {
-        String name = sink.name();
-        if (name == null || name.isBlank()) {
-          throw new IllegalArgumentException("sink name must not be blank: " + sink);
-        }
-        if (!names.add(name)) {
-          throw new IllegalArgumentException(
-              "duplicate sink name '" + name + "': names identify sinks in stats, give each a unique one");
-        }
-      }
+      Dispatcher.Builder names = Dispatcher.builder();
+      sinks.forEach(names::sink); // blank or duplicate names fail here, before anything is opened
       built = true;
       Dispatcher.Builder db = dispatcher;
       sinks.forEach(db::sink);

@@ -115,6 +115,23 @@ class TraceLifecycleTest {
   }
 
   @Test
+  void callWithTheCallersHeaderUsesAValidIdAndReplacesAnInvalidOne() {
+    String kept = tracer.call("m", "api-caller-1", t -> MDC.get("request_id"));
+    assertThat(kept).isEqualTo("api-caller-1");
+    String replaced = tracer.call("m", "bad id\r\n", t -> {
+      assertThat(MDC.get("request_id")).isEqualTo(t.requestId());
+      return t.requestId();
+    });
+    assertThat(replaced).startsWith(RequestIds.PREFIX_REQUEST);
+    String generated = tracer.call("m", null, InferenceTrace::requestId);
+    assertThat(generated).startsWith(RequestIds.PREFIX_REQUEST);
+    tracer.flush().join();
+    assertThat(sink.records()).extracting(InferenceRecord::requestId).containsExactly(kept, replaced, generated);
+    assertThat(sink.records().get(1).attributes()).containsKey(RequestIds.REJECTED_ATTRIBUTE);
+    assertThat(sink.records().get(0).attributes()).isEmpty();
+  }
+
+  @Test
   void insideAContextCallKeepsItsIdAndAttributes() {
     RequestContext.with("api-7").attribute("tenant", "acme").run(() -> tracer.run("m", t -> {
       assertThat(t.requestId()).isEqualTo("api-7");
@@ -191,7 +208,7 @@ class TraceLifecycleTest {
   @Test
   void theNoopTracerRunsTheBodyAndRethrows() {
     InferenceTracer noop = InferenceTracer.noop();
-    int answer = noop.call("m", t -> t.inStage(Stage.DECODE, () -> 42));
+    int answer = noop.call("m", t -> t.callStage(Stage.DECODE, () -> 42));
     assertThat(answer).isEqualTo(42);
     IllegalStateException boom = new IllegalStateException();
     assertThatThrownBy(() -> noop.run("m", t -> {
