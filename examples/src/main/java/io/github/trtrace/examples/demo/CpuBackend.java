@@ -79,12 +79,12 @@ final class CpuBackend implements Backend {
     for (int l = 0; l < LAYERS; l++) {
       caches[l] = new KvCache(capacity);
     }
-    float[][] last = {trace.inStage(Stage.INFER, () -> forward(prompt, 0, caches))};
+    float[][] last = {trace.callStage(Stage.INFER, () -> forward(prompt, 0, caches))};
     int[] out = new int[maxTokens];
     int[] produced = {0};
     boolean[] used = new boolean[vocab];
     // Each step's forward pass is an INFER inside DECODE: infer_ms gets the model time, decode_ms the rest.
-    trace.inStage(Stage.DECODE, () -> {
+    trace.runStage(Stage.DECODE, () -> {
       for (int step = 0; step < maxTokens; step++) {
         int next = sample(last[0], used, step);
         if (next == Tokenizer.EOS) {
@@ -96,7 +96,7 @@ final class CpuBackend implements Backend {
         trace.token();
         if (step + 1 < maxTokens) {
           int position = n + step;
-          last[0] = trace.inStage(Stage.INFER, () -> forward(new int[] {next}, position, caches));
+          last[0] = trace.callStage(Stage.INFER, () -> forward(new int[] {next}, position, caches));
         }
       }
     });

@@ -204,7 +204,7 @@ public final class DemoService implements AutoCloseable {
     try (t; TraceScope current = t.makeCurrent()) { // request_id in the MDC of this worker's log lines
       t.input(c.prompt()).maxTokens(c.maxTokens());
       Tokenizer.Session session = backend.tokenizer().session();
-      int[] ids = t.inStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
+      int[] ids = t.callStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
       t.inputTokens(ids.length);
       if (ids.length + c.maxTokens() > backend.maxContext()) {
         t.error("context_length_exceeded");
@@ -214,7 +214,7 @@ public final class DemoService implements AutoCloseable {
       }
       StringBuilder text = new StringBuilder();
       int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
-      byte[] body = t.inStage(Stage.POSTPROCESS, () -> {
+      byte[] body = t.callStage(Stage.POSTPROCESS, () -> {
         String output = text.toString();
         t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
         String finish = out.length < c.maxTokens() ? "stop" : "length";
