@@ -86,7 +86,6 @@ public final class DemoService implements AutoCloseable {
   private final ThreadPoolExecutor workerPool;
   private final ExecutorService workers;
   private final Semaphore places;
-  private final AtomicInteger rejected = new AtomicInteger();
 
   private DemoService(Config config, Backend backend, InferenceTracer tracer) throws IOException {
     this.config = config;
@@ -160,10 +159,6 @@ public final class DemoService implements AutoCloseable {
     return backend;
   }
 
-  int rejectedCount() {
-    return rejected.get();
-  }
-
   private void handle(HttpExchange ex) throws IOException {
     TracedRequest r = HttpServerTracing.request(ex);
     if (!"POST".equals(ex.getRequestMethod())) {
@@ -181,7 +176,6 @@ public final class DemoService implements AutoCloseable {
       return;
     }
     if (!places.tryAcquire()) {
-      rejected.incrementAndGet();
       HttpServerTracing.reject(ex, tracer, backend.modelName(), 429);
       return;
     }
@@ -202,48 +196,50 @@ public final class DemoService implements AutoCloseable {
   private void serve(HttpExchange ex, InferenceTrace t, InferenceTrace.StageScope queued, Completion c) {
     queued.close();
     try (t; TraceScope current = t.makeCurrent()) { // request_id in the MDC of this worker's log lines
-      t.input(c.prompt()).maxTokens(c.maxTokens());
-      Tokenizer.Session session = backend.tokenizer().session();
-      int[] ids = t.callStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
-      t.inputTokens(ids.length);
-      if (ids.length + c.maxTokens() > backend.maxContext()) {
-        t.error("context_length_exceeded");
-        respond(ex, 400, error("context_length_exceeded: " + ids.length + " prompt tokens + " + c.maxTokens()
-            + " > " + backend.maxContext(), t.requestId()));
-        return;
-      }
-      StringBuilder text = new StringBuilder();
-      int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
-      byte[] body = t.callStage(Stage.POSTPROCESS, () -> {
-        String output = text.toString();
-        t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
-        String finish = out.length < c.maxTokens() ? "stop" : "length";
-        t.finishReason(finish);
-        ObjectNode json = JSON.createObjectNode();
-        json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
-            .put("finish_reason", finish);
-        json.putObject("usage").put("prompt_tokens", ids.length).put("completion_tokens", out.length);
-        return JSON.writeValueAsBytes(json);
-      });
-      try {
-        send(ex, 200, body);
-      } catch (IOException e) {
-        t.status(Status.CANCELLED); // the client went away
-        return;
-      }
-      log.info("completion served: {} prompt tokens, {} generated", ids.length, out.length);
-    } catch (IOException | RuntimeException e) {
-      t.error(e);
-      log.warn("completion failed", e);
-      try {
+      try { // failures are recorded in here: the outer try closes the trace before a catch of its own would run
+        complete(ex, t, c);
+      } catch (IOException | RuntimeException e) {
+        t.error(e);
+        log.warn("completion failed", e);
         respond(ex, 500, error("internal_error", t.requestId()));
-      } catch (RuntimeException ignored) {
-        // the response may have been started already
       }
     } finally {
       places.release();
       ex.close();
     }
+  }
+
+  private void complete(HttpExchange ex, InferenceTrace t, Completion c) throws IOException {
+    t.input(c.prompt()).maxTokens(c.maxTokens());
+    Tokenizer.Session session = backend.tokenizer().session();
+    int[] ids = t.callStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
+    t.inputTokens(ids.length);
+    if (ids.length + c.maxTokens() > backend.maxContext()) {
+      t.error("context_length_exceeded");
+      respond(ex, 400, error("context_length_exceeded: " + ids.length + " prompt tokens + " + c.maxTokens()
+          + " > " + backend.maxContext(), t.requestId()));
+      return;
+    }
+    StringBuilder text = new StringBuilder();
+    int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
+    byte[] body = t.callStage(Stage.POSTPROCESS, () -> {
+      String output = text.toString();
+      t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
+      String finish = out.length < c.maxTokens() ? "stop" : "length";
+      t.finishReason(finish);
+      ObjectNode json = JSON.createObjectNode();
+      json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
+          .put("finish_reason", finish);
+      json.putObject("usage").put("prompt_tokens", ids.length).put("completion_tokens", out.length);
+      return JSON.writeValueAsBytes(json);
+    });
+    try {
+      send(ex, 200, body);
+    } catch (IOException e) {
+      t.status(Status.CANCELLED); // the client went away
+      return;
+    }
+    log.info("completion served: {} prompt tokens, {} generated", ids.length, out.length);
   }
 
   /** A parsed request body. */

@@ -103,6 +103,11 @@ class DemoEndToEndTest {
       assertThat(bad.statusCode()).isEqualTo(400);
       assertThat(bad.body()).contains("\"request_id\":\"api-e2e-0003\"");
 
+      HttpResponse<String> tooLong = client.send(post(base, "api-e2e-0004", words(4100), 8),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(tooLong.statusCode()).isEqualTo(400);
+      assertThat(tooLong.body()).contains("context_length_exceeded", "\"request_id\":\"api-e2e-0004\"");
+
       // One worker and one queue place: of 12 long requests sent at once, most find no place.
       List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
@@ -131,7 +136,7 @@ class DemoEndToEndTest {
       assertThat(schema.validate(n)).as(line).isEmpty();
       records.add(n);
     }
-    assertThat(records).hasSize(4 + overload.size()); // every request, the bad one too
+    assertThat(records).hasSize(5 + overload.size()); // every request, the bad ones too
     for (String id : ok) {
       assertThat(lines.stream().filter(l -> l.contains(id))).as("grep " + id).hasSize(1);
     }
@@ -143,6 +148,10 @@ class DemoEndToEndTest {
     assertThat(garbled.path("output_flags").toString()).contains("bidi_control", "repetition");
     assertThat(byId(records, "api-e2e-0001").path("output_flags").size()).isZero();
     assertThat(byId(records, "api-e2e-0003").path("status").asText()).isEqualTo("error");
+    JsonNode tooLongRec = byId(records, "api-e2e-0004");
+    assertThat(tooLongRec.path("status").asText()).isEqualTo("error");
+    assertThat(tooLongRec.path("error_type").asText()).isEqualTo("context_length_exceeded");
+    assertThat(tooLongRec.path("input_tokens").asInt()).isEqualTo(4100);
     for (HttpResponse<String> r : rejected) {
       JsonNode rec = byId(records, r.request().headers().firstValue(RequestIds.HEADER).orElseThrow());
       assertThat(rec.path("status").asText()).isEqualTo("rejected");
@@ -153,6 +162,32 @@ class DemoEndToEndTest {
       assertThat(rec.path("input_tokens").asInt()).isEqualTo(1500);
       assertThat(rec.path("infer_ms").asDouble()).isPositive();
     }
+  }
+
+  @Test
+  void aBackendFailureIsAnswered500AndRecordedAsAnError(@TempDir Path dir) throws Exception {
+    CpuBackend cpu = new CpuBackend(Tokenizer.standard());
+    Backend failing = new Backend() { // the engine fails mid-request, as a lost GPU context would
+      @Override public String modelName() { return cpu.modelName(); }
+      @Override public String description() { return "fails"; }
+      @Override public int maxContext() { return cpu.maxContext(); }
+      @Override public Tokenizer tokenizer() { return cpu.tokenizer(); }
+      @Override public int[] generate(io.github.trtrace.core.InferenceTrace t, int[] p, int max,
+          java.util.function.IntConsumer onToken) {
+        throw new IllegalStateException("engine lost");
+      }
+      @Override public void close() {}
+    };
+    Path log = dir.resolve("inference.log");
+    HttpResponse<String> r;
+    try (DemoService service = DemoService.start(new DemoService.Config(0, 1, 1, log), failing, line -> {})) {
+      r = client.send(post(service.uri(), "api-e2e-0500", "hello world", 4), HttpResponse.BodyHandlers.ofString());
+    }
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(r.body()).contains("\"request_id\":\"api-e2e-0500\"");
+    JsonNode rec = JSON.readTree(Files.readAllLines(log, StandardCharsets.UTF_8).get(0));
+    assertThat(rec.path("status").asText()).isEqualTo("error");
+    assertThat(rec.path("error_type").asText()).isEqualTo("java.lang.IllegalStateException");
   }
 
   private static JsonNode byId(List<JsonNode> records, String id) {
