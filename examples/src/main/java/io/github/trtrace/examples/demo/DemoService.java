@@ -130,8 +130,17 @@ public final class DemoService implements AutoCloseable {
 
   /**
    * HOOK(trace-otel): when {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set, register trace-otel's listener on
-   * {@code tb} here (it exports spans and metrics over OTLP and extracts {@code traceparent} itself). The
-   * trace-otel module is built on another branch; until it is merged into this build the demo says so.
+   * {@code tb} here. The trace-otel module is built on another branch; until it is merged into this build the
+   * demo says so. Once it is (examples then also need the OTel SDK and its OTLP exporter), roughly:
+   *
+   * <pre>{@code
+   * OpenTelemetry sdk = ...;                            // SDK with an OTLP exporter to that endpoint
+   * tb.listener(TrtraceOpenTelemetry.create(sdk));
+   * // and in handle(): start the trace under the caller's context that trace-otel extracts, so the record
+   * // gets the server span's IDs (TracedRequest.startTrace would put the caller's span ID over them):
+   * //   try (Scope s = HttpServerPropagation.extract(sdk, ex).makeCurrent()) {
+   * //     t = r.context().call(() -> tracer.start(model)); }
+   * }</pre>
    */
   static void openTelemetry(InferenceTracer.Builder tb, Consumer<String> say) {
     String endpoint = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
