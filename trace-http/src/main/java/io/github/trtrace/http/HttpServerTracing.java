@@ -30,8 +30,9 @@ import java.util.WeakHashMap;
  * }</pre>
  */
 public final class HttpServerTracing {
-  // Not HttpExchange attributes: before JDK 22 the JDK keeps them in the HttpContext, shared by every
-  // exchange in flight. Weak keys: an entry goes when its exchange is collected, however the handler ends.
+  // Not HttpExchange attributes: the JDK keeps them in the HttpContext, shared by every exchange of the
+  // context (seen on JDK 17 and 25). Weak keys: an entry goes when its exchange is collected, however the
+  // handler ends.
   private static final Map<HttpExchange, TracedRequest> REQUESTS = Collections.synchronizedMap(new WeakHashMap<>());
 
   private HttpServerTracing() {}

@@ -78,8 +78,8 @@ class HttpServerTracingTest extends FilterContractTest {
 
   @Test
   void concurrentRequestsEachKeepTheirOwnId() {
-    // Before JDK 22, HttpExchange attributes are shared by all exchanges of a context: the filter must not
-    // rely on them, or concurrent requests would see each other's IDs.
+    // The JDK keeps HttpExchange attributes in the HttpContext, shared by all its exchanges (JDK 17 and 25):
+    // the filter must not rely on them, or concurrent requests would see each other's IDs.
     List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
       String id = String.format("api-conc-%04d", i);
