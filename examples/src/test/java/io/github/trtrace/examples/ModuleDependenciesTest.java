@@ -8,8 +8,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * Module dependencies point one way (DESIGN.md): core depends on no other module; nothing depends
- * on trace-tensorrt, trace-otel or trace-cli except the examples.
+ * Module dependencies point one way (DESIGN.md): core depends on no other module; trace-http on core
+ * only; nothing depends on trace-tensorrt, trace-otel or trace-cli except the examples.
  */
 class ModuleDependenciesTest {
   private static final JavaClasses ALL =
@@ -28,7 +28,24 @@ class ModuleDependenciesTest {
             "io.github.trtrace.tensorrt..",
             "io.github.trtrace.otel..",
             "io.github.trtrace.cli..",
+            "io.github.trtrace.http..",
             "io.github.trtrace.examples..")
+        .check(ALL);
+  }
+
+  @Test
+  void httpDependsOnlyOnCore() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.github.trtrace.http..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.github.trtrace.tensorrt..",
+            "io.github.trtrace.otel..",
+            "io.github.trtrace.cli..",
+            "io.github.trtrace.examples..",
+            "io.opentelemetry..")
         .check(ALL);
   }
 
@@ -39,7 +56,9 @@ class ModuleDependenciesTest {
         .resideInAPackage("io.github.trtrace.tensorrt..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.github.trtrace.otel..", "io.github.trtrace.cli..", "io.github.trtrace.examples..")
+        .resideInAnyPackage(
+            "io.github.trtrace.otel..", "io.github.trtrace.cli..", "io.github.trtrace.http..",
+            "io.github.trtrace.examples..")
         .check(ALL);
   }
 
@@ -60,5 +79,6 @@ class ModuleDependenciesTest {
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.core")).isTrue();
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.tensorrt.build")).isTrue();
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.http")).isTrue();
   }
 }

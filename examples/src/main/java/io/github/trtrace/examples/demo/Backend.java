@@ -1,0 +1,81 @@
+package io.github.trtrace.examples.demo;
+
+import io.github.trtrace.core.InferenceTrace;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * What serves the model: the demo's {@link CpuBackend} by default; a TensorRT backend when one is on the
+ * class path (a {@link Provider} registered in {@code META-INF/services}) and says it can run here (a GPU
+ * and TensorRT present). The choice is made once at start-up and stated.
+ *
+ * <pre>{@code
+ * try (Backend backend = Backend.choose(System.out::println)) {
+ *   int[] out = backend.generate(trace, promptTokens, 32, id -> stream(id));
+ * }
+ * }</pre>
+ */
+interface Backend extends AutoCloseable {
+
+  /** The model name written to records. */
+  String modelName();
+
+  /** One line for the start-up statement: what runs and why. */
+  String description();
+
+  /** The longest prompt plus output it accepts, in tokens. */
+  int maxContext();
+
+  /** The tokenizer matching the model's vocabulary. */
+  Tokenizer tokenizer();
+
+  /**
+   * Generates up to {@code maxTokens} tokens after {@code prompt}: prefill under {@code Stage.INFER}, then the
+   * decode loop under {@code Stage.DECODE} (each step's engine launch an {@code INFER} inside it), marking
+   * {@code trace.token()} and calling {@code onToken} for each generated token. Returns the generated IDs (fewer than {@code maxTokens} when the model stopped).
+   */
+  int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken);
+
+  @Override
+  void close();
+
+  /** A backend that may be available on this machine. */
+  interface Provider {
+    /** Short name, e.g. {@code "tensorrt"}. */
+    String name();
+
+    /** Null when this backend can run here; otherwise why not (no GPU, no TensorRT, ...). */
+    String unavailableReason();
+
+    Backend create();
+  }
+
+  /**
+   * The first available {@link Provider} (TensorRT when present), otherwise the CPU backend; says which and
+   * why through {@code say}.
+   */
+  static Backend choose(Consumer<String> say) {
+    List<String> skipped = new ArrayList<>();
+    for (Provider p : ServiceLoader.load(Provider.class)) {
+      String reason;
+      try {
+        reason = p.unavailableReason();
+      } catch (RuntimeException | LinkageError e) {
+        reason = e.toString();
+      }
+      if (reason == null) {
+        Backend b = p.create();
+        say.accept("backend: " + p.name() + " - " + b.description());
+        return b;
+      }
+      skipped.add(p.name() + ": " + reason);
+    }
+    Backend cpu = new CpuBackend(Tokenizer.standard());
+    say.accept("backend: cpu - " + cpu.description() + " ("
+        + (skipped.isEmpty() ? "no TensorRT backend on the class path" : String.join("; ", skipped)) + ")");
+    return cpu;
+  }
+}

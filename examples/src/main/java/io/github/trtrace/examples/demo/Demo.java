@@ -1,0 +1,200 @@
+package io.github.trtrace.examples.demo;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.context.RequestIds;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The README's demo: starts the demo inference service on loopback, measures what it can serve, drives it
+ * with open-loop load (Poisson below capacity, one burst above it), then reads the records back and prints
+ * what an operator concludes, with the commands that show one example of each finding.
+ *
+ * <pre>{@code
+ * mvn -B -q -Pdemo -DskipTests -pl examples -am verify
+ * java -cp ... io.github.trtrace.examples.demo.Demo --log logs/inference.log
+ * }</pre>
+ */
+public final class Demo {
+
+  /**
+   * @param log the JSON Lines record file
+   * @param poisson Poisson arrivals (0: as many as about {@code seconds} take at the chosen rate)
+   * @param seconds the longest the Poisson phases may last: on a machine too slow for {@code poisson} requests
+   *     at {@code loadFraction} of its capacity in that time, the rate is raised (and the run says so)
+   * @param loadFraction the Poisson rate as a fraction of the measured capacity
+   * @param maxTokens tokens generated per request
+   * @param seed makes the plan (prompts, IDs, arrival times) repeatable
+   * @param mix prompt lengths: production-like, or even over 8..2,400 tokens (the end-to-end test's smaller load)
+   */
+  public record Options(Path log, int poisson, double seconds, double loadFraction, int maxTokens, long seed,
+      int port, int workers, int queue, LoadGenerator.Mix mix) {
+    static Options defaults() {
+      return new Options(Path.of("logs/inference.log"), 0, 30, 0.25, 32, 7L, 0,
+          Math.max(1, Runtime.getRuntime().availableProcessors()), 16, LoadGenerator.Mix.PRODUCTION);
+    }
+
+    Options with(String option, String v) {
+      return switch (option) {
+        case "--log" -> new Options(Path.of(v), poisson, seconds, loadFraction, maxTokens, seed, port, workers,
+            queue, mix);
+        case "--requests" -> new Options(log, Integer.parseInt(v), seconds, loadFraction, maxTokens, seed, port,
+            workers, queue, mix);
+        case "--seconds" -> new Options(log, poisson, Double.parseDouble(v), loadFraction, maxTokens, seed, port,
+            workers, queue, mix);
+        case "--port" -> new Options(log, poisson, seconds, loadFraction, maxTokens, seed, Integer.parseInt(v),
+            workers, queue, mix);
+        default -> throw new IllegalArgumentException("unknown option " + option
+            + " (known: --log PATH, --requests N, --seconds S, --port P)");
+      };
+    }
+  }
+
+  /** What a run produced. */
+  public record Result(LoadGenerator.Plan plan, List<LoadGenerator.Outcome> outcomes, Analysis.Report report,
+      double capacity) {}
+
+  static final Duration BURST_WINDOW = Duration.ofMillis(100);
+
+  private Demo() {}
+
+  public static void main(String[] args) throws Exception {
+    Options o = Options.defaults();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      o = o.with(args[i], args[i + 1]);
+    }
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    run(o, out);
+  }
+
+  public static Result run(Options o, PrintStream out) throws IOException {
+    long t0 = System.nanoTime();
+    out.println("== trtrace demo: an inference service over HTTP, traced per request ==");
+    Backend backend = Backend.choose(out::println);
+    int places = o.workers() + o.queue();
+    int burst = 3 * places;
+
+    // Capacity: serve a sample of the plan's own prompts in-process (after a JIT warm-up), untraced.
+    LoadGenerator.Plan shape = LoadGenerator.plan(o.seed(), Math.max(o.poisson(), 120), 1, burst,
+        BURST_WINDOW, o.maxTokens(), o.mix());
+    double serviceMs = measure(backend, shape.requests(), o.maxTokens(), o.workers());
+    double capacity = o.workers() * 1000 / serviceMs;
+    double rate = o.loadFraction() * capacity;
+    int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(450, Math.round(rate * o.seconds())));
+    String raised = "";
+    if (poisson / rate > o.seconds()) { // a slow (or busy) machine: keep the run within its time
+      rate = poisson / o.seconds();
+      raised = String.format(Locale.ROOT, " (raised from %.0f%% of capacity to fit %.0f s)", 100 * o.loadFraction(),
+          o.seconds());
+    }
+    out.printf(Locale.ROOT, "capacity: %.1f ms per request on this prompt mix -> about %.0f requests/s on %d"
+        + " workers; load: Poisson at %.1f/s%s, %d requests, plus a burst of %d within %d ms%n",
+        serviceMs, capacity, o.workers(), rate, raised, poisson, burst, BURST_WINDOW.toMillis());
+    LoadGenerator.Plan plan = LoadGenerator.plan(o.seed(), poisson, rate, burst, BURST_WINDOW,
+        o.maxTokens(), o.mix());
+
+    List<LoadGenerator.Outcome> outcomes;
+    DemoService.Config config = new DemoService.Config(o.port(), o.workers(), o.queue(), o.log());
+    try (DemoService service = DemoService.start(config, backend, out::println)) {
+      outcomes = LoadGenerator.run(service.uri(), plan, backend.modelName());
+    }
+    summarize(outcomes, out);
+
+    Analysis.Report report = Analysis.analyse(Analysis.read(o.log()));
+    Analysis.print(report, o.log(), out);
+    cli(o.log(), out);
+    out.printf(Locale.ROOT, "%n(demo took %.1f s)%n", (System.nanoTime() - t0) / 1e9);
+    return new Result(plan, outcomes, report, capacity);
+  }
+
+  /**
+   * Untraced service time per request over a sample of the plan's requests, served on {@code workers}
+   * threads at once as the service will (after a few to warm up the JIT): wall time divided by requests.
+   */
+  static double measure(Backend backend, List<LoadGenerator.Planned> requests, int maxTokens, int workers) {
+    InferenceTracer noop = InferenceTracer.noop();
+    List<LoadGenerator.Planned> sample = requests.stream().filter(p -> !p.burst()).limit(32).toList();
+    for (int i = 0; i < 16; i++) {
+      serveOnce(backend, noop, sample.get(i % sample.size()).prompt(), maxTokens);
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(workers);
+    try {
+      long start = System.nanoTime();
+      List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (LoadGenerator.Planned p : sample) {
+        done.add(pool.submit(() -> serveOnce(backend, noop, p.prompt(), maxTokens)));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get();
+      }
+      return (System.nanoTime() - start) / 1e6 * workers / sample.size();
+    } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("capacity measurement failed", e);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static void serveOnce(Backend backend, InferenceTracer tracer, String prompt, int maxTokens) {
+    try (InferenceTrace t = tracer.start(backend.modelName())) {
+      Tokenizer.Session s = backend.tokenizer().session();
+      StringBuilder text = new StringBuilder();
+      backend.generate(t, s.encode(prompt), maxTokens, id -> text.append(s.decode(id)));
+    }
+  }
+
+  private static void summarize(List<LoadGenerator.Outcome> outcomes, PrintStream out) {
+    Map<Integer, Long> byStatus = outcomes.stream()
+        .collect(Collectors.groupingBy(LoadGenerator.Outcome::status, TreeMap::new, Collectors.counting()));
+    long echoed = outcomes.stream().filter(o -> !o.planned().hostileHeader())
+        .filter(o -> o.planned().header().equals(o.echoedId())).count();
+    long valid = outcomes.stream().filter(o -> !o.planned().hostileHeader()).count();
+    long replaced = outcomes.stream().filter(o -> o.planned().hostileHeader())
+        .filter(o -> o.echoedId() != null && RequestIds.isValid(o.echoedId())
+            && !o.echoedId().equals(o.planned().header()))
+        .count();
+    long hostile = outcomes.stream().filter(o -> o.planned().hostileHeader()).count();
+    out.printf(Locale.ROOT, "load done: %d requests, HTTP status %s; X-Request-ID echoed for %d/%d callers' IDs,"
+        + " replaced by a generated one for %d/%d hostile ones%n",
+        outcomes.size(), byStatus, echoed, valid, replaced, hostile);
+  }
+
+  /**
+   * HOOK(trace-cli): when trace-cli is on the class path (its branch merged and the dependency added to
+   * examples), run {@code trtrace stats} on the log and write the HTML report beside it.
+   */
+  static void cli(Path log, PrintStream out) {
+    Method run;
+    try {
+      Class<?> c = Class.forName("io.github.trtrace.cli.TrtraceCli");
+      run = c.getMethod("run", PrintStream.class, PrintStream.class, String[].class);
+    } catch (ReflectiveOperationException | LinkageError e) {
+      out.println();
+      out.println("(trace-cli is not in this build: no 'trtrace stats' output and no HTML report here;"
+          + " the conclusions above come from the demo's own analysis of the same records)");
+      return;
+    }
+    Path html = log.resolveSibling("report.html");
+    try {
+      out.println();
+      out.println("== trtrace stats " + log + " ==");
+      run.invoke(null, out, System.err, new String[] {"stats", log.toString()});
+      int rc = (int) run.invoke(null, out, System.err, new String[] {"report", "--html", html.toString(),
+          log.toString()});
+      out.println(rc == 0 ? "HTML report: " + html.toAbsolutePath() + " (open it in a browser)"
+          : "trtrace report exited with " + rc);
+    } catch (ReflectiveOperationException e) {
+      out.println("trtrace failed: " + e.getCause());
+    }
+  }
+}

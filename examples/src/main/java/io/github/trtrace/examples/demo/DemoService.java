@@ -1,0 +1,319 @@
+package io.github.trtrace.examples.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TraceScope;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.sink.JsonLinesFileSink;
+import io.github.trtrace.core.sink.Slf4jSink;
+import io.github.trtrace.http.HttpServerTracing;
+import io.github.trtrace.http.TracedRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The demo inference service: {@code POST /v1/completions} over the JDK HTTP server, traced through
+ * trace-http. Admission control is a bounded number of places (workers plus a queue): a request that finds
+ * none is answered 429 with its request ID and leaves a {@code rejected} record; an admitted one waits in the
+ * queue (queue time is real only when the workers are busy) and then runs on one of the workers:
+ * tokenize ({@code preprocess}), prefill ({@code infer}), decode token by token ({@code decode}), output check
+ * and response ({@code postprocess}).
+ *
+ * <p>Request: {@code {"prompt": "...", "max_tokens": 32, "model": "demo-llm-cpu"}} ({@code model} optional).
+ * Response: {@code {"id": "<request id>", "model": ..., "text": ..., "finish_reason": "stop"|"length",
+ * "usage": {"prompt_tokens": n, "completion_tokens": m}}}.
+ *
+ * <p>Records go to a JSON Lines file and to SLF4J (Logback's JSON encoder writes them, and the service's own
+ * log lines with their MDC {@code request_id}, to {@code logs/app.json}).
+ */
+public final class DemoService implements AutoCloseable {
+  static final String PATH = "/v1/completions";
+  static final int MAX_TOKENS_LIMIT = 256;
+  private static final Logger log = LoggerFactory.getLogger(DemoService.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * How to run the service.
+   *
+   * @param port 0 for an ephemeral port
+   * @param workers inference threads
+   * @param queueCapacity admitted requests that may wait for a worker
+   * @param log the JSON Lines record file (replaced at start: one run, one file)
+   */
+  public record Config(int port, int workers, int queueCapacity, Path log) {
+    public static Config defaults(Path log) {
+      return new Config(8080, Math.max(1, Runtime.getRuntime().availableProcessors()), 16, log);
+    }
+
+    public Config withPort(int p) {
+      return new Config(p, workers, queueCapacity, log);
+    }
+
+    public Config withCapacity(int w, int q) {
+      return new Config(port, w, q, log);
+    }
+  }
+
+  private final Config config;
+  private final Backend backend;
+  private final InferenceTracer tracer;
+  private final HttpServer server;
+  private final ExecutorService httpThreads;
+  private final ThreadPoolExecutor workerPool;
+  private final ExecutorService workers;
+  private final Semaphore places;
+
+  private DemoService(Config config, Backend backend, InferenceTracer tracer) throws IOException {
+    this.config = config;
+    this.backend = backend;
+    this.tracer = tracer;
+    this.places = new Semaphore(config.workers() + config.queueCapacity());
+    AtomicInteger n = new AtomicInteger();
+    // Unbounded queue, bounded by the admission semaphore: a request is refused before it is traced as queued.
+    this.workerPool = new ThreadPoolExecutor(config.workers(), config.workers(), 0, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> new Thread(r, "inference-" + n.incrementAndGet()));
+    this.workers = workerPool;
+    this.httpThreads = Executors.newFixedThreadPool(8, r -> new Thread(r, "http-" + n.incrementAndGet()));
+    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port()), 256);
+    server.setExecutor(httpThreads);
+    server.createContext(PATH, this::handle).getFilters().add(HttpServerTracing.filter());
+  }
+
+  /**
+   * Starts the service: opens the record file (replacing it), the sinks, the HTTP server. {@code say} hears
+   * the start-up statement (backend, sinks, address).
+   */
+  public static DemoService start(Config config, Backend backend, Consumer<String> say) throws IOException {
+    Path parent = config.log().toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.deleteIfExists(config.log());
+    InferenceTracer.Builder tb = InferenceTracer.builder()
+        .sink(JsonLinesFileSink.builder(config.log()).build())
+        .sink(Slf4jSink.builder().build())
+        .inputDigest(true);
+    say.accept("records: " + Analysis.display(config.log()) + " (JSON Lines) and SLF4J logger " + Slf4jSink.DEFAULT_LOGGER_NAME
+        + " (Logback JSON encoder, logs/app.json)");
+    openTelemetry(tb, say);
+    DemoService s = new DemoService(config, backend, tb.build());
+    s.server.start();
+    say.accept("listening on " + s.uri() + PATH + " with " + config.workers() + " workers and "
+        + config.queueCapacity() + " queue places; context storage " + RequestContext.storageName());
+    log.info("demo service started on {}", s.uri());
+    return s;
+  }
+
+  /**
+   * HOOK(trace-otel): when {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set, register trace-otel's listener on
+   * {@code tb} here. The trace-otel module is built on another branch; until it is merged into this build the
+   * demo says so. Once it is (examples then also need the OTel SDK and its OTLP exporter), roughly:
+   *
+   * <pre>{@code
+   * OpenTelemetry sdk = ...;                            // SDK with an OTLP exporter to that endpoint
+   * tb.listener(TrtraceOpenTelemetry.create(sdk));
+   * // and in handle(): start the trace under the caller's context that trace-otel extracts, so the record
+   * // gets the server span's IDs (TracedRequest.startTrace would put the caller's span ID over them):
+   * //   try (Scope s = HttpServerPropagation.extract(sdk, ex).makeCurrent()) {
+   * //     t = r.context().call(() -> tracer.start(model)); }
+   * }</pre>
+   */
+  static void openTelemetry(InferenceTracer.Builder tb, Consumer<String> say) {
+    String endpoint = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+    if (endpoint == null || endpoint.isBlank()) {
+      say.accept("OpenTelemetry: off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)");
+    } else {
+      say.accept("OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint
+          + " is set, but trace-otel is not in this build: nothing is exported (hook: DemoService.openTelemetry)");
+    }
+  }
+
+  public URI uri() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  public InferenceTracer tracer() {
+    return tracer;
+  }
+
+  public Config config() {
+    return config;
+  }
+
+  public Backend backend() {
+    return backend;
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    TracedRequest r = HttpServerTracing.request(ex);
+    if (!"POST".equals(ex.getRequestMethod())) {
+      respond(ex, 405, error("method_not_allowed", r.requestId()));
+      return;
+    }
+    Completion c;
+    try (InputStream in = ex.getRequestBody()) {
+      c = Completion.parse(JSON.readTree(in), backend.modelName());
+    } catch (IOException | IllegalArgumentException e) {
+      try (InferenceTrace t = r.startTrace(tracer, backend.modelName())) {
+        t.error("bad_request");
+      }
+      respond(ex, 400, error("bad_request: " + e.getMessage(), r.requestId()));
+      return;
+    }
+    if (!places.tryAcquire()) {
+      HttpServerTracing.reject(ex, tracer, backend.modelName(), 429);
+      return;
+    }
+    InferenceTrace t = r.startTrace(tracer, backend.modelName());
+    InferenceTrace.StageScope queued = t.stage(Stage.QUEUE); // ends when a worker takes it
+    try {
+      workers.execute(() -> serve(ex, t, queued, c));
+    } catch (RuntimeException e) { // the pool was shut down
+      places.release();
+      try (t) {
+        t.error(e);
+      }
+      respond(ex, 503, error("shutting_down", r.requestId()));
+    }
+  }
+
+  /** On a worker: the trace is in the queue stage until now. */
+  private void serve(HttpExchange ex, InferenceTrace t, InferenceTrace.StageScope queued, Completion c) {
+    queued.close();
+    try (t; TraceScope current = t.makeCurrent()) { // request_id in the MDC of this worker's log lines
+      try { // failures are recorded in here: the outer try closes the trace before a catch of its own would run
+        complete(ex, t, c);
+      } catch (IOException | RuntimeException e) {
+        t.error(e);
+        log.warn("completion failed", e);
+        respond(ex, 500, error("internal_error", t.requestId()));
+      }
+    } finally {
+      places.release();
+      ex.close();
+    }
+  }
+
+  private void complete(HttpExchange ex, InferenceTrace t, Completion c) throws IOException {
+    t.input(c.prompt()).maxTokens(c.maxTokens());
+    Tokenizer.Session session = backend.tokenizer().session();
+    int[] ids = t.callStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
+    t.inputTokens(ids.length);
+    if (ids.length + c.maxTokens() > backend.maxContext()) {
+      t.error("context_length_exceeded");
+      respond(ex, 400, error("context_length_exceeded: " + ids.length + " prompt tokens + " + c.maxTokens()
+          + " > " + backend.maxContext(), t.requestId()));
+      return;
+    }
+    StringBuilder text = new StringBuilder();
+    int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
+    byte[] body = t.callStage(Stage.POSTPROCESS, () -> {
+      String output = text.toString();
+      t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
+      String finish = out.length < c.maxTokens() ? "stop" : "length";
+      t.finishReason(finish);
+      ObjectNode json = JSON.createObjectNode();
+      json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
+          .put("finish_reason", finish);
+      json.putObject("usage").put("prompt_tokens", ids.length).put("completion_tokens", out.length);
+      return JSON.writeValueAsBytes(json);
+    });
+    try {
+      send(ex, 200, body);
+    } catch (IOException e) {
+      t.status(Status.CANCELLED); // the client went away
+      return;
+    }
+    log.info("completion served: {} prompt tokens, {} generated", ids.length, out.length);
+  }
+
+  /** A parsed request body. */
+  record Completion(String prompt, int maxTokens) {
+    static Completion parse(JsonNode body, String model) {
+      if (body == null || !body.isObject()) {
+        throw new IllegalArgumentException("body must be a JSON object");
+      }
+      JsonNode prompt = body.get("prompt");
+      if (prompt == null || !prompt.isTextual()) {
+        throw new IllegalArgumentException("prompt (string) is required");
+      }
+      JsonNode m = body.get("model");
+      if (m != null && !m.isNull() && !model.equals(m.asText())) {
+        throw new IllegalArgumentException("unknown model '" + m.asText() + "', this service serves " + model);
+      }
+      JsonNode mt = body.get("max_tokens");
+      int maxTokens = mt == null || mt.isNull() ? 32 : mt.asInt(-1);
+      if (maxTokens < 1 || maxTokens > MAX_TOKENS_LIMIT) {
+        throw new IllegalArgumentException("max_tokens must be 1.." + MAX_TOKENS_LIMIT);
+      }
+      return new Completion(prompt.asText(), maxTokens);
+    }
+  }
+
+  private static byte[] error(String message, String requestId) {
+    ObjectNode json = JSON.createObjectNode().put("error", message).put("request_id", requestId);
+    try {
+      return JSON.writeValueAsBytes(json);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void respond(HttpExchange ex, int status, byte[] body) {
+    try (ex) {
+      send(ex, status, body);
+    } catch (IOException e) {
+      log.debug("could not answer {}: {}", status, e.toString());
+    }
+  }
+
+  private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(status, body.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  /** Stops accepting, finishes admitted requests, drains the tracer (every record on disk). */
+  @Override
+  public void close() {
+    server.stop(0);
+    workerPool.shutdown();
+    try {
+      if (!workerPool.awaitTermination(60, TimeUnit.SECONDS)) {
+        workerPool.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    httpThreads.shutdownNow();
+    tracer.flush().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
+    tracer.close();
+    backend.close();
+  }
+}

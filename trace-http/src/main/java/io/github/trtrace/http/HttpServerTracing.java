@@ -1,0 +1,101 @@
+package io.github.trtrace.http;
+
+import com.sun.net.httpserver.Filter;
+import com.sun.net.httpserver.HttpExchange;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.http.internal.RequestTracing;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * trtrace for the JDK's {@code com.sun.net.httpserver}: a filter that accepts or generates the request ID,
+ * echoes it in {@value RequestIds#HEADER}, reads {@code traceparent} and runs the handler with the
+ * request's {@link RequestContext} current (SLF4J MDC {@code request_id} included).
+ *
+ * <pre>{@code
+ * HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 8080), 0);
+ * server.createContext("/v1/completions", exchange -> {
+ *   if (!queue.offer(exchange)) {
+ *     HttpServerTracing.reject(exchange, tracer, "llama-8b", 429);  // rejected record + 429 with the ID
+ *     return;
+ *   }
+ *   ...
+ * }).getFilters().add(HttpServerTracing.filter());
+ * }</pre>
+ */
+public final class HttpServerTracing {
+  // Not HttpExchange attributes: the JDK keeps them in the HttpContext, shared by every exchange of the
+  // context (seen on JDK 17 and 25). Weak keys: an entry goes when its exchange is collected, however the
+  // handler ends.
+  private static final Map<HttpExchange, TracedRequest> REQUESTS = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private HttpServerTracing() {}
+
+  /** A new filter; add it to each {@code HttpContext} whose requests are traced. */
+  public static Filter filter() {
+    return new TracingFilter();
+  }
+
+  /**
+   * The request as the filter decided it. Without the filter the request is decided now, its ID echoed if
+   * the response headers are not sent yet, but no context is made current.
+   */
+  public static TracedRequest request(HttpExchange exchange) {
+    TracedRequest r = REQUESTS.get(exchange);
+    return r != null ? r : TracingFilter.decide(exchange);
+  }
+
+  /**
+   * Answers an overloaded request: writes its {@code rejected} record (with the request ID and attribute
+   * {@code http_status}), responds {@code httpStatus} with the {@value RequestIds#HEADER} header and a JSON
+   * body {@code {"error":"too_many_requests","request_id":"..."}}, and closes the exchange.
+   *
+   * @param httpStatus 429 or 503
+   * @throws IllegalArgumentException for another status (nothing is recorded or sent then)
+   * @throws IOException when the response cannot be written (the record is written anyway)
+   */
+  public static void reject(HttpExchange exchange, InferenceTracer tracer, String modelName, int httpStatus)
+      throws IOException {
+    RequestTracing.checkRejectStatus(httpStatus);
+    TracedRequest r = request(exchange);
+    byte[] body = RequestTracing.recordRejected(r, tracer, modelName, httpStatus);
+    try (exchange) {
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(httpStatus, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  private static final class TracingFilter extends Filter {
+    @Override
+    public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
+      TracedRequest r = decide(exchange);
+      try (RequestContext.Scope s = r.context().open()) {
+        chain.doFilter(exchange);
+      }
+    }
+
+    static TracedRequest decide(HttpExchange exchange) {
+      var headers = exchange.getRequestHeaders();
+      List<String> ids = headers.getOrDefault(RequestIds.HEADER, List.of());
+      TracedRequest r = RequestTracing.accept(
+          ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(RequestTracing.TRACESTATE));
+      REQUESTS.put(exchange, r);
+      exchange.getResponseHeaders().set(RequestIds.HEADER, r.requestId());
+      return r;
+    }
+
+    @Override
+    public String description() {
+      return "trtrace: X-Request-ID, traceparent and the request context";
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.github.trtrace.http;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.context.RequestContext;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the trtrace filter decided for one HTTP request: its request ID (the caller's {@code X-Request-ID}
+ * when valid, otherwise a generated one), the caller's rejected value (sanitized) and the W3C trace
+ * context. The filter has already echoed the ID in the response and made {@link #context()} current for
+ * the handler; hand work to other threads through {@link RequestContext#wrap} executors.
+ *
+ * <pre>{@code
+ * TracedRequest r = HttpServerTracing.request(exchange);   // or ServletTracing.request(servletRequest)
+ * InferenceTrace t = r.startTrace(tracer, "llama-8b");      // queue time starts now; trace_id linked
+ * pool.submit(() -> serve(t, body));                       // pool = RequestContext.wrap(executor)
+ * }</pre>
+ */
+public interface TracedRequest {
+
+  /** The request ID echoed in the response: always {@linkplain io.github.trtrace.core.context.RequestIds#isValid valid}. */
+  String requestId();
+
+  /** True when the caller sent no valid {@code X-Request-ID} and {@link #requestId()} was generated. */
+  boolean requestIdGenerated();
+
+  /** The caller's invalid {@code X-Request-ID}, sanitized and truncated; null when none was rejected. */
+  @Nullable String rejectedRequestId();
+
+  /** The caller's trace context, when a valid {@code traceparent} header came in. */
+  Optional<TraceParent> traceParent();
+
+  /** The caller's raw {@code tracestate} header (for a propagator that needs it), null when absent. */
+  @Nullable String traceState();
+
+  /** The request's context: its ID and, when one was rejected, {@code rejected_request_id}. */
+  RequestContext context();
+
+  /**
+   * Starts a trace for this request under {@link #context()} (on whatever thread calls it) and links it to
+   * the caller's trace: {@code trace_id} from {@code traceparent}, {@code span_id} the caller's span (the
+   * span of this request that exists in the tracing backend when nothing else exports one).
+   *
+   * <p>With a listener that exports its own spans (trace-otel), start the trace under the context that
+   * listener extracted instead, e.g. {@code r.context().call(() -> tracer.start(model))}: the listener sets
+   * {@code trace_id} and its own span's {@code span_id} while the trace starts, and this method would
+   * replace that span ID with the caller's.
+   */
+  InferenceTrace startTrace(InferenceTracer tracer, String modelName);
+}
