@@ -80,5 +80,7 @@ class ModuleDependenciesTest {
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.tensorrt.build")).isTrue();
     org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.http")).isTrue();
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.otel")).isTrue();
+    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.cli")).isTrue();
   }
 }

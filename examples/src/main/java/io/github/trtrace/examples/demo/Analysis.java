@@ -22,9 +22,9 @@ import java.util.TreeMap;
  * follows input length and where the knee is, which outputs were flagged and what their inputs had in
  * common, and when requests were rejected.
  *
- * <p>HOOK(trace-cli): {@code trtrace stats} computes these statistics (and more) for any log; when trace-cli
- * is on the class path the demo also runs it and writes the HTML report (see {@link Demo}). This class is the
- * demo's own, small analysis so the demo tells its story with or without the CLI.
+ * <p>{@code trtrace stats} computes these statistics (and more) for any log; the demo also runs it and writes
+ * the HTML report (see {@link Demo}). This class is the demo's own, small analysis: it turns the figures into
+ * the sentences an operator would conclude, and the end-to-end test asserts them.
  */
 final class Analysis {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -170,8 +170,8 @@ public final class Demo {
   }
 
   /**
-   * HOOK(trace-cli): when trace-cli is on the class path (its branch merged and the dependency added to
-   * examples), run {@code trtrace stats} on the log and write the HTML report beside it.
+   * Runs {@code trtrace stats} on the log and writes the HTML report beside it, through trace-cli (a
+   * dependency of the examples; looked up reflectively so the demo still runs from a build without it).
    */
   static void cli(Path log, PrintStream out) {
     Method run;

@@ -129,27 +129,27 @@ public final class DemoService implements AutoCloseable {
   }
 
   /**
-   * HOOK(trace-otel): when {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set, register trace-otel's listener on
-   * {@code tb} here. The trace-otel module is built on another branch; until it is merged into this build the
-   * demo says so. Once it is (examples then also need the OTel SDK and its OTLP exporter), roughly:
-   *
-   * <pre>{@code
-   * OpenTelemetry sdk = ...;                            // SDK with an OTLP exporter to that endpoint
-   * tb.listener(TrtraceOpenTelemetry.create(sdk));
-   * // and in handle(): start the trace under the caller's context that trace-otel extracts, so the record
-   * // gets the server span's IDs (TracedRequest.startTrace would put the caller's span ID over them):
-   * //   try (Scope s = HttpServerPropagation.extract(sdk, ex).makeCurrent()) {
-   * //     t = r.context().call(() -> tracer.start(model)); }
-   * }</pre>
+   * When {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set, the demo exports its spans and metrics there through
+   * trace-otel, with an OpenTelemetry SDK configured from the standard {@code OTEL_*} variables (OTLP over
+   * HTTP/protobuf by default), as a host application would set one up. Without it nothing is exported.
    */
   static void openTelemetry(InferenceTracer.Builder tb, Consumer<String> say) {
     String endpoint = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
     if (endpoint == null || endpoint.isBlank()) {
       say.accept("OpenTelemetry: off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)");
-    } else {
-      say.accept("OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint
-          + " is set, but trace-otel is not in this build: nothing is exported (hook: DemoService.openTelemetry)");
+      return;
     }
+    io.opentelemetry.sdk.OpenTelemetrySdk sdk =
+        io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk.builder()
+            .addPropertiesSupplier(() -> java.util.Map.of(
+                "otel.service.name", "trtrace-demo",
+                "otel.exporter.otlp.protocol", "http/protobuf",
+                "otel.logs.exporter", "none"))
+            .build()
+            .getOpenTelemetrySdk();
+    Runtime.getRuntime().addShutdownHook(new Thread(sdk::close, "otel-sdk-shutdown"));
+    tb.listener(io.github.trtrace.otel.TrtraceOpenTelemetry.create(sdk));
+    say.accept("OpenTelemetry: exporting spans and metrics to " + endpoint + " (OTLP)");
   }
 
   public URI uri() {
