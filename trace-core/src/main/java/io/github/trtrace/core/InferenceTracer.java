@@ -25,23 +25,72 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder()
- *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .jsonLinesFile(Path.of("logs/inference.log"))
+ *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .build();
- * RequestContext.with(RequestIds.accept(header).id()).run(() -> {
- *   try (InferenceTrace t = tracer.start("llama-8b")) { ... }
- * });
+ * String answer = RequestIds.accept(header).toContext().call(() ->
+ *     tracer.call("llama-8b", t -> {
+ *       response.setHeader(RequestIds.HEADER, t.requestId());
+ *       return t.inStage(Stage.DECODE, () -> engine.generate(prompt));
+ *     }));
  * }</pre>
  */
 public interface InferenceTracer extends AutoCloseable {
 
   /**
-   * Starts a trace now for {@code modelName}. The request ID comes from {@link
-   * RequestContext#current()}; without one, an ID is generated ({@code req-...}).
+   * Traces one request around {@code body} and returns its result: starts a trace for {@code
+   * modelName} (ID from the current context, else generated), makes it current for the body ({@link
+   * InferenceTrace#makeCurrent()}: {@code request_id} in the context and the MDC, listener state),
+   * records a throwable the body throws ({@link InferenceTrace#error(Throwable)}, so an explicit
+   * failure status such as {@code TIMEOUT} set by the body is kept) and rethrows it unchanged, then
+   * ends the trace. The recommended way to trace a request.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", t -> engine.generate(prompt));
+   * }</pre>
+   */
+  default <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
+    InferenceTrace t = start(modelName);
+    TraceScope scope = t.makeCurrent();
+    try {
+      return body.call(t);
+    } catch (Throwable e) {
+      t.error(e);
+      throw e;
+    } finally {
+      scope.close();
+      t.close();
+    }
+  }
+
+  /**
+   * {@link #call(String, TracedCallable)} for a body without a result.
+   *
+   * <pre>{@code
+   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
+   * }</pre>
+   */
+  default <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
+    call(modelName, t -> {
+      body.run(t);
+      return null;
+    });
+  }
+
+  /**
+   * Starts a trace now for {@code modelName}, for requests whose start and end are not in one block.
+   * The request ID comes from {@link RequestContext#current()}; without one, an ID is generated
+   * ({@code req-...}). The trace is not made current: call {@link InferenceTrace#makeCurrent()} where
+   * the request is worked on, and record failures before {@link InferenceTrace#close()} (see {@link
+   * InferenceTrace}). Prefer {@link #call(String, TracedCallable)}.
    */
   InferenceTrace start(String modelName);
 
-  /** Starts a trace now with an explicit request ID (validated like an {@code X-Request-ID}). */
+  /**
+   * Starts a trace now with an explicit request ID (validated like an {@code X-Request-ID}: an
+   * invalid one is replaced and kept in {@code rejected_request_id}). A {@code rejected_request_id} of
+   * the current context is not carried over when the ID differs from the context's.
+   */
   InferenceTrace start(String modelName, String requestId);
 
   /** A snapshot of the counters. */
@@ -75,6 +124,7 @@ public interface InferenceTracer extends AutoCloseable {
     public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
 
     final List<RecordSink> sinks = new ArrayList<>();
+    final List<TraceListener> listeners = new ArrayList<>();
     final Dispatcher.Builder dispatcher = Dispatcher.builder();
     Sampler.@Nullable Builder samplerBuilder;
     @Nullable Sampler sampler;
@@ -106,6 +156,17 @@ public interface InferenceTracer extends AutoCloseable {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException("cannot open trace log " + path + ": " + e.getMessage(), e);
       }
+    }
+
+    /**
+     * Adds a listener that sees every trace's lifecycle as it happens (e.g. the OpenTelemetry module's
+     * span listener). Several are allowed: started in the order added, ended in reverse. A listener that
+     * throws is counted in {@link TracerStats#misuse()}, logged and skipped for that trace; the request
+     * is never affected. Listeners also see records the sampler did not keep.
+     */
+    public Builder listener(TraceListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
     }
 
     /**

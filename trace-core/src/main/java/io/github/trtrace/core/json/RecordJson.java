@@ -5,6 +5,7 @@ import io.github.trtrace.core.InferenceRecord.Event;
 import io.github.trtrace.core.InferenceRecord.Fields;
 import io.github.trtrace.core.InferenceRecord.LayerTime;
 import io.github.trtrace.core.InputFlag;
+import io.github.trtrace.core.OutputFlag;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +81,12 @@ public final class RecordJson {
     string(w, Fields.SPAN_ID, r.spanId());
     count(w, Fields.INPUT_TOKENS, r.inputTokens());
     count(w, Fields.OUTPUT_TOKENS, r.outputTokens());
+    count(w, Fields.MAX_TOKENS, r.maxTokens());
+    nonNegative(w, Fields.TEMPERATURE, r.temperature());
+    if (r.topP() >= 0 && r.topP() <= 1) {
+      w.name(Fields.TOP_P).value(r.topP());
+    }
+    string(w, Fields.FINISH_REASON, r.finishReason());
     nonNegative(w, Fields.QUEUE_MS, r.queueMs());
     nonNegative(w, Fields.PREPROCESS_MS, r.preprocessMs());
     nonNegative(w, Fields.INFER_MS, r.inferMs());
@@ -105,6 +112,13 @@ public final class RecordJson {
     String digest = r.inputDigest();
     if (digest != null) {
       w.name(Fields.INPUT_DIGEST).value(digest, MAX_INPUT_DIGEST_LENGTH);
+    }
+    if (!r.outputFlags().isEmpty()) {
+      w.name(Fields.OUTPUT_FLAGS).beginArray();
+      for (OutputFlag f : r.outputFlags()) {
+        w.value(f.wireName());
+      }
+      w.endArray();
     }
     writeEvents(w, r.events());
     writeLayers(w, r.layers());

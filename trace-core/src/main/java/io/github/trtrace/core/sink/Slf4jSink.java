@@ -90,6 +90,10 @@ public final class Slf4jSink implements RecordSink {
     text(e, Fields.SPAN_ID, r.spanId());
     count(e, Fields.INPUT_TOKENS, r.inputTokens());
     count(e, Fields.OUTPUT_TOKENS, r.outputTokens());
+    count(e, Fields.MAX_TOKENS, r.maxTokens());
+    decimal(e, Fields.TEMPERATURE, r.temperature());
+    decimal(e, Fields.TOP_P, r.topP());
+    text(e, Fields.FINISH_REASON, r.finishReason());
     decimal(e, Fields.QUEUE_MS, r.queueMs());
     decimal(e, Fields.PREPROCESS_MS, r.preprocessMs());
     decimal(e, Fields.INFER_MS, r.inferMs());
@@ -110,6 +114,13 @@ public final class Slf4jSink implements RecordSink {
       e.addKeyValue(Fields.INPUT_FLAGS, flags);
     }
     text(e, Fields.INPUT_DIGEST, r.inputDigest());
+    if (!r.outputFlags().isEmpty()) {
+      List<String> flags = new ArrayList<>(r.outputFlags().size());
+      for (io.github.trtrace.core.OutputFlag f : r.outputFlags()) {
+        flags.add(f.wireName());
+      }
+      e.addKeyValue(Fields.OUTPUT_FLAGS, flags);
+    }
     if (!r.events().isEmpty()) {
       List<String> events = new ArrayList<>(r.events().size());
       for (Event ev : r.events()) {
