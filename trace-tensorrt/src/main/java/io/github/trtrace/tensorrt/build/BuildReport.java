@@ -254,7 +254,9 @@ public record BuildReport(
   /** Engine layers with any of the given precisions ({@code "fp32"}, {@code "fp16"}, ...). */
   public List<Layer> layersWithPrecision(String... precisions) {
     List<String> wanted = List.of(precisions);
-    return layers.stream().filter(l -> wanted.contains(l.precision())).collect(Collectors.toList());
+    // a layer may have no precision (e.g. a Myelin shape_call with no tensor output)
+    return layers.stream().filter(l -> l.precision() != null && wanted.contains(l.precision()))
+        .collect(Collectors.toList());
   }
 
   /**

@@ -3,6 +3,7 @@ package io.github.trtrace.tensorrt.cuda;
 import static org.bytedeco.cuda.global.cudart.cudaFree;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpy;
+import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
 
@@ -66,6 +67,20 @@ public final class DeviceMemory implements AutoCloseable {
     checkRange(offset, count);
     CudaException.check("cudaMemcpy", cudaMemcpy(host, new BytePointer(pointer).position(offset), count,
         cudaMemcpyDeviceToHost));
+  }
+
+  /** Queues a copy of {@code count} host bytes to offset {@code offset} on {@code stream}. */
+  public void copyFromAsync(Pointer host, long offset, long count, CudaStream stream) {
+    checkRange(offset, count);
+    CudaException.check("cudaMemcpyAsync", cudaMemcpyAsync(new BytePointer(pointer).position(offset), host, count,
+        cudaMemcpyHostToDevice, stream.handle()));
+  }
+
+  /** Queues a copy of {@code count} bytes at {@code offset} into {@code host} on {@code stream}. */
+  public void copyToAsync(Pointer host, long offset, long count, CudaStream stream) {
+    checkRange(offset, count);
+    CudaException.check("cudaMemcpyAsync", cudaMemcpyAsync(host, new BytePointer(pointer).position(offset), count,
+        cudaMemcpyDeviceToHost, stream.handle()));
   }
 
   private void checkRange(long offset, long count) {

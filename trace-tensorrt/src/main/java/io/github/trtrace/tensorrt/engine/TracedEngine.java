@@ -294,7 +294,7 @@ public final class TracedEngine implements AutoCloseable {
         recorder = add(made, ShimErrorRecorder.create());
         profiler = add(made, ShimProfiler.create());
         tensorRtProfiler = profiler.asTensorRt();
-        stream = add(made, CudaStream.create());
+        stream = add(made, CudaStream.createNonBlocking());
         timer = add(made, GpuTimer.create(stream));
         activations = add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2()));
         plain = add(made, context(engine, index, "plain"));

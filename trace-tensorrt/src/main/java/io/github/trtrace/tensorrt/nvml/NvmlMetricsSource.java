@@ -137,6 +137,18 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
     return new GpuReading(utilPct, used, total, temp, sm, throttle, System.currentTimeMillis());
   }
 
+  /**
+   * NVML's memory utilisation now: the percentage of the last sample period (1/6 s to 1 s, by product)
+   * in which device memory was being read or written — memory-bandwidth use, not memory held. NaN when
+   * NVML cannot say.
+   */
+  public synchronized double memoryUtilPercent() {
+    if (closed.get()) {
+      throw new IllegalStateException("NvmlMetricsSource is closed");
+    }
+    return nvmlDeviceGetUtilizationRates(device, util) == NVML_SUCCESS ? util.memory() : Double.NaN;
+  }
+
   /** Shuts NVML down (NVML counts init/shutdown pairs). Idempotent. */
   @Override
   public void close() {
