@@ -28,7 +28,7 @@ PY
   [ -n "$v" ] && echo "$v" || prop "$1"
 }
 JAVACPP=$(pprop javacpp.version); TRT=$(pprop tensorrt.preset.version); CUDA=$(pprop cuda.preset.version)
-SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version)
+SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version); JCTOOLS=$(prop jctools.version)
 echo "staging for TensorRT preset $TRT (javacpp $JAVACPP, cuda $CUDA) into $DEST"
 
 mvn -B -q -o -pl trace-tensorrt -am ${PROFILE:+-P$PROFILE} -Dmaven.javadoc.skip=true compile
@@ -50,6 +50,7 @@ JARS=(
   "$M2/org/slf4j/slf4j-api/$SLF4J/slf4j-api-$SLF4J.jar"
   "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar"
   "$M2/com/fasterxml/jackson/core/jackson-core/$JACKSON/jackson-core-$JACKSON.jar"
+  "$M2/org/jctools/jctools-core/$JCTOOLS/jctools-core-$JCTOOLS.jar"   # trace-core's classes, unshaded
 )
 OUT=trace-tensorrt/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"

@@ -92,13 +92,16 @@ final class Generation implements AutoCloseable {
     }
     step = s;
     badShape = false;
+    int[] pos = new int[s];
+    float[] m = new float[s * t];
     for (int i = 0; i < s; i++) {
-      hostIds.put(i, tokens[i]);
-      hostPositions.put(i, past + i);
-      for (int j = 0; j < t; j++) {
-        hostMask.put((long) i * t + j, j <= past + i ? 0f : TransformerNetwork.MASKED);
-      }
+      pos[i] = past + i;
+      // causal: query i (position past + i) sees cache and prompt positions up to its own
+      java.util.Arrays.fill(m, i * t + past + i + 1, (i + 1) * t, TransformerNetwork.MASKED);
     }
+    hostIds.position(0).put(tokens, 0, s);
+    hostPositions.position(0).put(pos, 0, s);
+    hostMask.position(0).put(m, 0, m.length);
     ids.copyFromAsync(hostIds, 0, 4L * s, copies);
     positions.copyFromAsync(hostPositions, 0, 4L * s, copies);
     mask.copyFromAsync(hostMask, 0, 4L * s * t, copies);

@@ -349,6 +349,15 @@ final class TransformerChecks {
           TracedEngine.Request r = e.request(t)) {
         generate(r, t, g, prompt(32, 2), 16);
       }
+      // how many of a request's launches report layer times, on a fresh profiled context and again
+      try (TracedEngine e = TracedEngine.builder(e16).contexts(1).profiling(ProfilingPolicy.builder().sampleRate(1.0).build()).build()) {
+        int[] launches = {1, 2, 3, 1, 2};
+        for (int i = 0; i < launches.length; i++) {
+          try (InferenceTrace t = tracer.start("transformer-fp16", "req-launches-" + i); TracedEngine.Request r = e.request(t)) {
+            generate(r, t, g, prompt(8, 7), launches[i]);
+          }
+        }
+      }
       // after slow: a short request calibrates, a long prefill is slow, the next short one is profiled
       double shortMs;
       try (TracedEngine warm = TracedEngine.builder(e16).build()) {
@@ -381,14 +390,23 @@ final class TransformerChecks {
       rec.attributes().entrySet().stream().filter(en -> en.getKey().startsWith("trt_layer.")).limit(6)
           .forEach(en -> System.out.println("     " + en.getKey() + " = " + en.getValue()));
       System.out.println("   after-slow decisions (before, slow, after, after-after): " + profiled);
+      for (int i = 0; i < 5; i++) {
+        InferenceRecord lr = sink.findByRequestId("req-launches-" + i).orElseThrow();
+        System.out.println("   req-launches-" + i + ": " + lr.outputTokens() + " launches, layer invocations "
+            + lr.layers().stream().map(InferenceRecord.LayerTime::invocations).collect(Collectors.toCollection(java.util.TreeSet::new)));
+      }
       InferenceRecord after = sink.findByRequestId("req-after-slow").orElseThrow();
-      boolean allLaunches = rec.layers().stream().allMatch(l -> l.invocations() % 17 == 0);
+      // how many launches reported layer times: every layer runs once per launch
+      java.util.Set<Integer> counts = rec.layers().stream().map(InferenceRecord.LayerTime::invocations)
+          .collect(Collectors.toCollection(java.util.TreeSet::new));
+      System.out.println("   invocations per layer (17 launches): " + counts);
+      boolean allLaunches = counts.size() == 1 && counts.iterator().next() >= 16;
       boolean ok = !rec.layers().isEmpty() && allLaunches && profiled.equals(List.of(false, false, true, false))
           && !after.layers().isEmpty() && rec.attributes().keySet().stream().anyMatch(k -> k.startsWith("trt_layer."));
       double layerSum = rec.layers().stream().mapToDouble(InferenceRecord.LayerTime::ms).sum();
-      String d = String.format(Locale.ROOT, "%d layers over 17 launches (sum %.2f ms, gpu_ms %.2f), explained from the"
-              + " build report; after-slow profiled exactly the next request %s", rec.layers().size(), layerSum,
-          rec.gpuMs(), profiled);
+      String d = String.format(Locale.ROOT, "%d layers, each reported by %s of 17 launches (sum %.2f ms, gpu_ms %.2f),"
+              + " explained from the build report; after-slow profiled exactly the next request %s", rec.layers().size(),
+          counts, layerSum, rec.gpuMs(), profiled);
       if (!ok) {
         throw new GpuCheck.Fail(d + " invocations multiple of 17=" + allLaunches);
       }
@@ -587,17 +605,28 @@ final class TransformerChecks {
         traced(full, plain, g, shortPrompt, 32);
         traced(noop, plain, g, shortPrompt, 32);
       }
+      // the modes take turns request by request, so clock and thermal drift hit all of them alike
       Map<String, List<Run>> rounds = new LinkedHashMap<>();
-      for (int round = 0; round < 3; round++) {
-        add(rounds, measure("short raw", 100, rawShort));
-        add(rounds, measure("short noop tracer", 100, i -> traced(noop, plain, g, shortPrompt, 32)));
-        add(rounds, measure("short full tracing", 100, i -> traced(full, plain, g, shortPrompt, 32)));
-        add(rounds, measure("long raw", 40, rawLong));
-        add(rounds, measure("long noop tracer", 40, i -> traced(noop, plain, g, longPrompt, 1)));
-        add(rounds, measure("long full tracing", 40, i -> traced(full, plain, g, longPrompt, 1)));
+      for (Run r : interleaved(300, Map.of(
+          "short raw", rawShort,
+          "short noop tracer", i -> traced(noop, plain, g, shortPrompt, 32),
+          "short full tracing", i -> traced(full, plain, g, shortPrompt, 32)))) {
+        add(rounds, r);
       }
-      add(rounds, measure("short profiled", 100, i -> traced(full, always, g, shortPrompt, 32)));
-      double[] unprofiledOfSome = unprofiledLatencies(full, some, g, shortPrompt, 200);
+      for (Run r : interleaved(150, Map.of(
+          "long raw", rawLong,
+          "long noop tracer", i -> traced(noop, plain, g, longPrompt, 1),
+          "long full tracing", i -> traced(full, plain, g, longPrompt, 1)))) {
+        add(rounds, r);
+      }
+      for (Run r : interleaved(100, Map.of(
+          "short profiled", i -> traced(full, always, g, shortPrompt, 32),
+          "short full tracing (never-profiling engine)", i -> traced(full, plain, g, shortPrompt, 32)))) {
+        add(rounds, r);
+      }
+      double[][] someVsNever = unprofiledLatencies(full, some, plain, g, shortPrompt, 300);
+      double[] unprofiledOfSome = someVsNever[0];
+      double[] neverEngine = someVsNever[1];
       // one decode step alone, for the per-launch figure
       Run step = measure("decode step raw", 500, i -> {
         if (i == 0) {
@@ -628,18 +657,21 @@ final class TransformerChecks {
       Run lNoop = median(rounds.get("long noop tracer"));
       Run lFull = median(rounds.get("long full tracing"));
       Run prof = median(rounds.get("short profiled"));
+      Run profPeer = median(rounds.get("short full tracing (never-profiling engine)"));
       Arrays.sort(unprofiledOfSome);
+      Arrays.sort(neverEngine);
       report.append(String.format(Locale.ROOT,
           "short (prefill 16 + 32 steps): full/noop p50 %.4f p99 %.4f throughput %.4f; full/raw p50 %.4f%n"
               + "long (prefill 2000): full/noop p50 %.4f p99 %.4f throughput %.4f; full/raw p50 %.4f%n"
               + "decode step (raw launch + readback): p50 %.3f ms%n"
               + "profiled request / unprofiled (full tracing): p50 %.3f%n"
-              + "unprofiled requests of an engine profiling 20%%: p50 %.3f ms vs %.3f ms on a never-profiling engine (ratio %.4f)%n"
+              + "unprofiled requests of an engine profiling 20%%: p50 %.3f ms vs %.3f ms on a never-profiling engine, interleaved (ratio %.4f)%n"
               + "NVML memory-bandwidth utilisation during long prefills: mean %.0f %%, max %.0f %% (%d samples)%n",
           sFull.p50() / sNoop.p50(), sFull.p99() / sNoop.p99(), sFull.reqPerS() / sNoop.reqPerS(), sFull.p50() / sRaw.p50(),
           lFull.p50() / lNoop.p50(), lFull.p99() / lNoop.p99(), lFull.reqPerS() / lNoop.reqPerS(), lFull.p50() / lRaw.p50(),
-          step.p50(), prof.p50() / sFull.p50(), unprofiledOfSome[unprofiledOfSome.length / 2], sFull.p50(),
-          unprofiledOfSome[unprofiledOfSome.length / 2] / sFull.p50(), memUtil[0], memUtil[1], (int) memUtil[2]));
+          step.p50(), prof.p50() / profPeer.p50(), unprofiledOfSome[unprofiledOfSome.length / 2],
+          neverEngine[neverEngine.length / 2], unprofiledOfSome[unprofiledOfSome.length / 2] / neverEngine[neverEngine.length / 2],
+          memUtil[0], memUtil[1], (int) memUtil[2]));
     }
     full0(log);
     Files.writeString(artifacts.resolve("overhead.txt"), report.toString());
@@ -668,21 +700,48 @@ final class TransformerChecks {
     }
   }
 
-  private static double[] unprofiledLatencies(InferenceTracer tracer, TracedEngine e, Generation g, int[] prompt, int n)
-      throws Exception {
-    List<Double> out = new ArrayList<>();
+  /** Unprofiled requests' latencies on {@code some} (which profiles a share) and on {@code never}, taking turns. */
+  private static double[][] unprofiledLatencies(InferenceTracer tracer, TracedEngine some, TracedEngine never,
+      Generation g, int[] prompt, int n) throws Exception {
+    List<Double> a = new ArrayList<>();
+    List<Double> b = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
       boolean profiled;
-      try (InferenceTrace t = tracer.start("transformer-fp16"); var scope = t.makeCurrent(); TracedEngine.Request r = e.request(t)) {
+      try (InferenceTrace t = tracer.start("transformer-fp16"); var scope = t.makeCurrent(); TracedEngine.Request r = some.request(t)) {
         profiled = r.profiled();
         generate(r, t, g, prompt, 32);
       }
+      long t1 = System.nanoTime();
+      traced(tracer, never, g, prompt, 32);
+      long t2 = System.nanoTime();
       if (!profiled) {
-        out.add((System.nanoTime() - t0) / 1e6);
+        a.add((t1 - t0) / 1e6);
+        b.add((t2 - t1) / 1e6);
       }
     }
-    return out.stream().mapToDouble(Double::doubleValue).toArray();
+    return new double[][] {a.stream().mapToDouble(Double::doubleValue).toArray(), b.stream().mapToDouble(Double::doubleValue).toArray()};
+  }
+
+  /** Runs the modes in turn, one request each, {@code n} rounds (modes in a fixed order). */
+  static List<Run> interleaved(int n, Map<String, Body> modes) throws Exception {
+    List<String> names = new ArrayList<>(new java.util.TreeMap<>(modes).keySet());
+    double[][] ms = new double[names.size()][n];
+    for (int i = 0; i < n; i++) {
+      for (int m = 0; m < names.size(); m++) {
+        long t0 = System.nanoTime();
+        modes.get(names.get(m)).run(i);
+        ms[m][i] = (System.nanoTime() - t0) / 1e6;
+      }
+    }
+    List<Run> out = new ArrayList<>();
+    for (int m = 0; m < names.size(); m++) {
+      double[] sorted = ms[m].clone();
+      Arrays.sort(sorted);
+      double sum = Arrays.stream(ms[m]).sum();
+      out.add(new Run(names.get(m), sorted[n / 2], sorted[(int) Math.ceil(n * 0.99) - 1], sum / n, n / (sum / 1e3)));
+    }
+    return out;
   }
 
   private static void rawGenerate(IExecutionContext ctx, CudaStream s, Generation g, int[] prompt, int n) {
