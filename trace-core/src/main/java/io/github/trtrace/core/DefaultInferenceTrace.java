@@ -53,6 +53,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable String input;
   private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
+  /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
+  io.github.trtrace.core.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
       DefaultInferenceTracer tracer,
@@ -209,7 +211,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+  public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
     StageScope s = stage(stage);
     try {
       return body.call();
@@ -219,7 +221,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+  public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
     StageScope s = stage(stage);
     try {
       body.run();

@@ -5,10 +5,10 @@ import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuUsage;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.RecordSink;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,31 +43,17 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder failed = new LongAdder();
   final LongAdder misuse = new LongAdder();
 
-  DefaultInferenceTracer(InferenceTracer.Builder b) {
+  DefaultInferenceTracer(
+      InferenceTracer.Builder b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
     this.wallClock = b.wallClock;
     this.nanoClock = b.nanoClock;
-    Sampler chosen = b.sampler;
-    if (chosen == null) {
-      chosen = b.samplerBuilder != null ? b.samplerBuilder.build() : Sampler.builder().build();
-    } else if (b.samplerBuilder != null) {
-      LoggerFactory.getLogger("io.github.trtrace.tracer")
-          .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
-              InferenceTracer.Builder.ENV_SAMPLE_RATE, InferenceTracer.Builder.ENV_SLOW_MS);
-    }
-    this.sampler = chosen;
+    this.sampler = sampler;
     this.redactor = b.redactor;
     this.inputDigest = b.inputDigest;
     this.veryLongInputChars = b.veryLongInputChars;
     this.listeners = b.listeners.toArray(new TraceListener[0]);
-    if (b.customDispatcher != null) {
-      this.dispatcher = b.customDispatcher;
-    } else {
-      for (RecordSink sink : b.sinks) {
-        b.dispatcher.sink(sink);
-      }
-      this.dispatcher = b.dispatcher.build();
-    }
-    this.gpuPoller = b.gpuSource == null ? null : GpuMetricsPoller.start(b.gpuSource, b.gpuInterval);
+    this.dispatcher = dispatcher;
+    this.gpuPoller = gpuPoller;
   }
 
   @Override
@@ -81,7 +67,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   @Override
-  public InferenceTrace start(String modelName, String requestId) {
+  public InferenceTrace start(String modelName, @Nullable String requestId) {
     RequestIds.Accepted accepted = RequestIds.accept(requestId);
     RequestContext ctx = RequestContext.current();
     Map<String, String> attributes = ctx.attributes();
@@ -101,6 +87,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
     started.increment();
     DefaultInferenceTrace t =
         new DefaultInferenceTrace(this, id, model, attributes, wallClock.instant(), nanoClock.getAsLong());
+    if (gpuPoller != null) {
+      t.gpuMark = gpuPoller.mark();
+    }
     if (listeners.length > 0) {
       TraceListener.Handle[] handles = new TraceListener.Handle[listeners.length];
       t.handles(handles);
@@ -141,7 +130,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         if (handles == null) {
           return; // nobody sees a sampled-out record: do not build it
         }
-        built = withGpu(record).build();
+        built = withGpu(record, trace).build();
       } else {
         record.sampledReason(reason);
         // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
@@ -150,7 +139,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         if (inputDigest && input != null && priority) {
           record.inputDigest(redactor.digest(input));
         }
-        built = withGpu(record).build();
+        built = withGpu(record, trace).build();
         if (dispatcher.offer(built, priority)) {
           enqueued.increment();
         }
@@ -173,10 +162,15 @@ final class DefaultInferenceTracer implements InferenceTracer {
     }
   }
 
-  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record) {
-    if (gpuPoller != null) {
+  /** The latest reading, and the mean and maximum over the readings in effect during the request. */
+  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record, DefaultInferenceTrace trace) {
+    GpuMetricsPoller.Mark start = trace.gpuMark;
+    if (gpuPoller != null && start != null) {
       GpuReading g = gpuPoller.latest();
-      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb());
+      GpuUsage u = gpuPoller.usageSince(start);
+      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb())
+          .gpuUtilMean(u.utilMean()).gpuUtilMax(u.utilMax())
+          .gpuMemUtilMean(u.memUtilMean()).gpuMemUtilMax(u.memUtilMax());
     }
     return record;
   }

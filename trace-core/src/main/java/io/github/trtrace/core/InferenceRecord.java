@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
  *
  * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
- * left out of the JSON line; unknown strings are {@code null}. Field names are in {@link Fields}.
+ * left out of the JSON line; unknown strings are {@code null}. Field names, units and the sanitising
+ * every output applies are in {@link RecordConvention}.
  *
  * <pre>{@code
  * InferenceRecord r = InferenceRecord.builder("req-abc", "llama-8b")
@@ -25,40 +26,47 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InferenceRecord {
 
-  /** JSON field names of the record, in the order they are written. One place for the mapping. */
+  /**
+   * The record's field names, in the order they are written: aliases of {@link RecordConvention}'s
+   * names, which owns them (with units and sanitising).
+   */
   public static final class Fields {
-    public static final String TIMESTAMP = "timestamp";
-    public static final String REQUEST_ID = "request_id";
-    public static final String MODEL_NAME = "model_name";
-    public static final String STATUS = "status";
-    public static final String ERROR_TYPE = "error_type";
-    public static final String LATENCY_MS = "latency_ms";
-    public static final String TRACE_ID = "trace_id";
-    public static final String SPAN_ID = "span_id";
-    public static final String INPUT_TOKENS = "input_tokens";
-    public static final String OUTPUT_TOKENS = "output_tokens";
-    public static final String MAX_TOKENS = "max_tokens";
-    public static final String TEMPERATURE = "temperature";
-    public static final String TOP_P = "top_p";
-    public static final String FINISH_REASON = "finish_reason";
-    public static final String QUEUE_MS = "queue_ms";
-    public static final String PREPROCESS_MS = "preprocess_ms";
-    public static final String INFER_MS = "infer_ms";
-    public static final String GPU_MS = "gpu_ms";
-    public static final String DECODE_MS = "decode_ms";
-    public static final String POSTPROCESS_MS = "postprocess_ms";
-    public static final String TTFT_MS = "ttft_ms";
-    public static final String TPOT_MS = "tpot_ms";
-    public static final String GPU_UTIL = "gpu_util";
-    public static final String GPU_MEM_USED_MB = "gpu_mem_used_mb";
-    public static final String ENGINE_FINGERPRINT = "engine_fingerprint";
-    public static final String SAMPLED_REASON = "sampled_reason";
-    public static final String INPUT_FLAGS = "input_flags";
-    public static final String INPUT_DIGEST = "input_digest";
-    public static final String OUTPUT_FLAGS = "output_flags";
-    public static final String EVENTS = "events";
-    public static final String LAYERS = "layers";
-    public static final String ATTRIBUTES = "attributes";
+    public static final String TIMESTAMP = RecordConvention.TIMESTAMP;
+    public static final String REQUEST_ID = RecordConvention.REQUEST_ID;
+    public static final String MODEL_NAME = RecordConvention.MODEL_NAME;
+    public static final String STATUS = RecordConvention.STATUS;
+    public static final String ERROR_TYPE = RecordConvention.ERROR_TYPE;
+    public static final String LATENCY_MS = RecordConvention.LATENCY_MS;
+    public static final String TRACE_ID = RecordConvention.TRACE_ID;
+    public static final String SPAN_ID = RecordConvention.SPAN_ID;
+    public static final String INPUT_TOKENS = RecordConvention.INPUT_TOKENS;
+    public static final String OUTPUT_TOKENS = RecordConvention.OUTPUT_TOKENS;
+    public static final String MAX_TOKENS = RecordConvention.MAX_TOKENS;
+    public static final String TEMPERATURE = RecordConvention.TEMPERATURE;
+    public static final String TOP_P = RecordConvention.TOP_P;
+    public static final String FINISH_REASON = RecordConvention.FINISH_REASON;
+    public static final String QUEUE_MS = RecordConvention.QUEUE_MS;
+    public static final String PREPROCESS_MS = RecordConvention.PREPROCESS_MS;
+    public static final String INFER_MS = RecordConvention.INFER_MS;
+    public static final String GPU_MS = RecordConvention.GPU_MS;
+    public static final String DECODE_MS = RecordConvention.DECODE_MS;
+    public static final String POSTPROCESS_MS = RecordConvention.POSTPROCESS_MS;
+    public static final String TTFT_MS = RecordConvention.TTFT_MS;
+    public static final String TPOT_MS = RecordConvention.TPOT_MS;
+    public static final String GPU_UTIL = RecordConvention.GPU_UTIL;
+    public static final String GPU_UTIL_MEAN = RecordConvention.GPU_UTIL_MEAN;
+    public static final String GPU_UTIL_MAX = RecordConvention.GPU_UTIL_MAX;
+    public static final String GPU_MEM_UTIL_MEAN = RecordConvention.GPU_MEM_UTIL_MEAN;
+    public static final String GPU_MEM_UTIL_MAX = RecordConvention.GPU_MEM_UTIL_MAX;
+    public static final String GPU_MEM_USED_MB = RecordConvention.GPU_MEM_USED_MB;
+    public static final String ENGINE_FINGERPRINT = RecordConvention.ENGINE_FINGERPRINT;
+    public static final String SAMPLED_REASON = RecordConvention.SAMPLED_REASON;
+    public static final String INPUT_FLAGS = RecordConvention.INPUT_FLAGS;
+    public static final String INPUT_DIGEST = RecordConvention.INPUT_DIGEST;
+    public static final String OUTPUT_FLAGS = RecordConvention.OUTPUT_FLAGS;
+    public static final String EVENTS = RecordConvention.EVENTS;
+    public static final String LAYERS = RecordConvention.LAYERS;
+    public static final String ATTRIBUTES = RecordConvention.ATTRIBUTES;
 
     private Fields() {}
   }
@@ -115,6 +123,10 @@ public final class InferenceRecord {
   private final double ttftMs;
   private final double tpotMs;
   private final double gpuUtil;
+  private final double gpuUtilMean;
+  private final double gpuUtilMax;
+  private final double gpuMemUtilMean;
+  private final double gpuMemUtilMax;
   private final double gpuMemUsedMb;
   private final @Nullable String engineFingerprint;
   private final @Nullable String sampledReason;
@@ -149,6 +161,10 @@ public final class InferenceRecord {
     this.ttftMs = b.ttftMs;
     this.tpotMs = b.tpotMs;
     this.gpuUtil = b.gpuUtil;
+    this.gpuUtilMean = b.gpuUtilMean;
+    this.gpuUtilMax = b.gpuUtilMax;
+    this.gpuMemUtilMean = b.gpuMemUtilMean;
+    this.gpuMemUtilMax = b.gpuMemUtilMax;
     this.gpuMemUsedMb = b.gpuMemUsedMb;
     this.engineFingerprint = b.engineFingerprint;
     this.sampledReason = b.sampledReason;
@@ -212,8 +228,16 @@ public final class InferenceRecord {
   public double ttftMs() { return ttftMs; }
   /** Mean time per output token after the first. */
   public double tpotMs() { return tpotMs; }
-  /** GPU utilisation in percent (0..100) from the latest metrics poll, or NaN. */
+  /** GPU utilisation in percent (0..100) from the latest metrics poll when the request ended, or NaN. */
   public double gpuUtil() { return gpuUtil; }
+  /** Mean SM utilisation (percent) over the readings in effect during the request, or NaN. */
+  public double gpuUtilMean() { return gpuUtilMean; }
+  /** Highest SM utilisation (percent) during the request, or NaN. */
+  public double gpuUtilMax() { return gpuUtilMax; }
+  /** Mean memory-bandwidth utilisation (percent) during the request, or NaN. */
+  public double gpuMemUtilMean() { return gpuMemUtilMean; }
+  /** Highest memory-bandwidth utilisation (percent) during the request, or NaN. */
+  public double gpuMemUtilMax() { return gpuMemUtilMax; }
   public double gpuMemUsedMb() { return gpuMemUsedMb; }
   public @Nullable String engineFingerprint() { return engineFingerprint; }
   /** Why the record was kept: {@code error}, {@code timeout}, {@code slow}, {@code sampled}, ... */
@@ -283,6 +307,10 @@ public final class InferenceRecord {
     private double ttftMs = Double.NaN;
     private double tpotMs = Double.NaN;
     private double gpuUtil = Double.NaN;
+    private double gpuUtilMean = Double.NaN;
+    private double gpuUtilMax = Double.NaN;
+    private double gpuMemUtilMean = Double.NaN;
+    private double gpuMemUtilMax = Double.NaN;
     private double gpuMemUsedMb = Double.NaN;
     private @Nullable String engineFingerprint;
     private @Nullable String sampledReason;
@@ -321,6 +349,10 @@ public final class InferenceRecord {
       ttftMs = r.ttftMs;
       tpotMs = r.tpotMs;
       gpuUtil = r.gpuUtil;
+      gpuUtilMean = r.gpuUtilMean;
+      gpuUtilMax = r.gpuUtilMax;
+      gpuMemUtilMean = r.gpuMemUtilMean;
+      gpuMemUtilMax = r.gpuMemUtilMax;
       gpuMemUsedMb = r.gpuMemUsedMb;
       engineFingerprint = r.engineFingerprint;
       sampledReason = r.sampledReason;
@@ -355,6 +387,10 @@ public final class InferenceRecord {
     public Builder ttftMs(double v) { ttftMs = v; return this; }
     public Builder tpotMs(double v) { tpotMs = v; return this; }
     public Builder gpuUtil(double v) { gpuUtil = v; return this; }
+    public Builder gpuUtilMean(double v) { gpuUtilMean = v; return this; }
+    public Builder gpuUtilMax(double v) { gpuUtilMax = v; return this; }
+    public Builder gpuMemUtilMean(double v) { gpuMemUtilMean = v; return this; }
+    public Builder gpuMemUtilMax(double v) { gpuMemUtilMax = v; return this; }
     public Builder gpuMemUsedMb(double v) { gpuMemUsedMb = v; return this; }
     public Builder engineFingerprint(@Nullable String v) { engineFingerprint = v; return this; }
     public Builder sampledReason(@Nullable String v) { sampledReason = v; return this; }
