@@ -226,7 +226,7 @@ final class TransformerChecks {
       throws Exception {
     int[] out = new int[newTokens];
     t.inputTokens(prompt.length);
-    t.inStage(Stage.DECODE, () -> {
+    t.runStage(Stage.DECODE, () -> {
       g.prefill(prompt);
       if (!r.launch(g::bind)) {
         throw new IllegalStateException("prefill failed");
@@ -313,7 +313,15 @@ final class TransformerChecks {
       try (InferenceTrace t = tracer.start("transformer-fp16", "req-serve-1"); TracedEngine.Request r = e.request(t)) {
         tokens = generate(r, t, g, prompt(32, 1), 16);
       }
+      // a long one (prefill 2000 + 48 tokens): GPU and memory-bandwidth utilisation over its lifetime
+      try (Generation big = new Generation(CONFIG, 2048);
+          InferenceTrace t = tracer.start("transformer-fp16", "req-serve-long"); TracedEngine.Request r = e.request(t)) {
+        generate(r, t, big, prompt(2000, 11), 48);
+      }
       tracer.flush().join();
+      InferenceRecord longRec = sink.findByRequestId("req-serve-long").orElseThrow();
+      System.out.println("   long record: " + RecordJson.toJson(longRec));
+      Files.writeString(artifacts.resolve("record-serve-long.json"), RecordJson.toJson(longRec) + "\n");
       InferenceRecord rec = sink.findByRequestId("req-serve-1").orElseThrow();
       String json = RecordJson.toJson(rec);
       System.out.println("   record: " + json);
@@ -324,8 +332,10 @@ final class TransformerChecks {
           && rec.inferMs() + rec.decodeMs() <= rec.latencyMs() + 1e-6;
       String d = String.format(Locale.ROOT,
           "17 launches: latency %.2f ms, ttft %.2f ms, tpot %.3f ms, infer %.2f ms (inside decode, decode self %.2f ms),"
-              + " gpu %.2f ms (CUDA events), gpu_util %.0f, fingerprint %s", rec.latencyMs(), rec.ttftMs(), rec.tpotMs(),
-          rec.inferMs(), rec.decodeMs(), rec.gpuMs(), rec.gpuUtil(), rec.engineFingerprint().substring(0, 12));
+              + " gpu %.2f ms (CUDA events), fingerprint %s; long request (prefill 2000 + 48): latency %.1f ms, gpu %.1f ms,"
+              + " gpu_util mean/max %.0f/%.0f, gpu_mem_util mean/max %.0f/%.0f", rec.latencyMs(), rec.ttftMs(), rec.tpotMs(),
+          rec.inferMs(), rec.decodeMs(), rec.gpuMs(), rec.engineFingerprint().substring(0, 12), longRec.latencyMs(),
+          longRec.gpuMs(), longRec.gpuUtilMean(), longRec.gpuUtilMax(), longRec.gpuMemUtilMean(), longRec.gpuMemUtilMax());
       if (!ok) {
         throw new GpuCheck.Fail(d + " / record " + json);
       }

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).afterSlow(500, 20).build()).build();
  *      InferenceTrace t = tracer.start("llama-8b");
  *      TracedEngine.Request r = engine.request(t)) {
- *   t.inStage(Stage.DECODE, () -> {
+ *   t.runStage(Stage.DECODE, () -> {
  *     r.launch((ctx, stream) -> bindPrefill(ctx, prompt));       // prefill: first token
  *     t.token();
  *     while (generating) {

@@ -178,7 +178,7 @@ class TracedExecutionTest {
     TracedExecution<String> exec = new TracedExecution<>(List.of(slot), spy, null, Duration.ofSeconds(1));
     try (InferenceTrace t = tracer.start("m", "req-gen")) {
       try (TracedExecution<String>.Request r = exec.open(t)) {
-        t.inStage(Stage.DECODE, () -> {
+        t.runStage(Stage.DECODE, () -> {
           for (int i = 0; i < 5; i++) {   // prefill + 4 decode steps
             assertThat(r.launch(c -> {})).isTrue();
             t.token();
