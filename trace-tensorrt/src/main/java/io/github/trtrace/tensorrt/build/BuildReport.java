@@ -254,7 +254,9 @@ public record BuildReport(
   /** Engine layers with any of the given precisions ({@code "fp32"}, {@code "fp16"}, ...). */
   public List<Layer> layersWithPrecision(String... precisions) {
     List<String> wanted = List.of(precisions);
-    return layers.stream().filter(l -> wanted.contains(l.precision())).collect(Collectors.toList());
+    // a layer may have no precision (e.g. a Myelin shape_call with no tensor output)
+    return layers.stream().filter(l -> l.precision() != null && wanted.contains(l.precision()))
+        .collect(Collectors.toList());
   }
 
   /**
@@ -267,6 +269,89 @@ public record BuildReport(
       return List.of();
     }
     return layersWithPrecision("fp32");
+  }
+
+  /**
+   * What the report says about one engine layer (e.g. one a profiled request found slow): the layer
+   * (type, precision, tactic; null when the report does not know it), the network layers it absorbed
+   * (empty when it is one network layer or the report does not say), and the build warnings that name it
+   * or a layer it absorbed.
+   *
+   * @param engineLayer the engine layer's name
+   * @param layer the report's layer of that name, or null
+   * @param networkLayers the network layers it absorbed (two or more), else empty
+   * @param warnings build warnings naming it or an absorbed layer (as a whole name)
+   */
+  public record LayerExplanation(String engineLayer, @Nullable Layer layer, List<String> networkLayers, List<String> warnings) {
+    public LayerExplanation {
+      Objects.requireNonNull(engineLayer, "engineLayer");
+      networkLayers = List.copyOf(networkLayers);
+      warnings = List.copyOf(warnings);
+    }
+
+    /** Whether the engine layer absorbed two or more network layers. */
+    public boolean fused() {
+      return networkLayers.size() >= 2;
+    }
+  }
+
+  /**
+   * Explains {@code engineLayer} from this report: "why is {@code attn_qkv} slow?" — its precision and
+   * tactic, whether it was fused and with what, or the build warning about it.
+   *
+   * <pre>{@code
+   * BuildReport.LayerExplanation x = report.explain("block0_attn_qkv_myl9_2");
+   * x.fused();            // true: block0.attn_qkv + block0.attn_qkv_bias
+   * }</pre>
+   */
+  public LayerExplanation explain(String engineLayer) {
+    Objects.requireNonNull(engineLayer, "engineLayer");
+    Layer layer = null;
+    for (Layer l : layers) {
+      if (l.name().equals(engineLayer)) {
+        layer = l;
+        break;
+      }
+    }
+    List<String> absorbed = List.of();
+    for (FusedGroup g : fusedGroups) {
+      if (g.engineLayer().equals(engineLayer)) {
+        absorbed = g.networkLayers();
+        break;
+      }
+    }
+    List<String> names = new ArrayList<>(absorbed);
+    names.add(engineLayer);
+    List<String> named = new ArrayList<>();
+    for (String w : warnings) {
+      if (names.stream().anyMatch(n -> mentions(w, n))) {
+        named.add(w);
+      }
+    }
+    return new LayerExplanation(engineLayer, layer, absorbed, named);
+  }
+
+  /** Whether {@code text} names {@code layer} as a whole name (so "fc1" does not match "fc10"). */
+  private static boolean mentions(String text, String layer) {
+    int from = 0;
+    while (!layer.isEmpty()) {
+      int i = text.indexOf(layer, from);
+      if (i < 0) {
+        return false;
+      }
+      int end = i + layer.length();
+      boolean startOk = i == 0 || !isNamePart(text.charAt(i - 1));
+      boolean endOk = end == text.length() || !isNamePart(text.charAt(end));
+      if (startOk && endOk) {
+        return true;
+      }
+      from = i + 1;
+    }
+    return false;
+  }
+
+  private static boolean isNamePart(char c) {
+    return Character.isLetterOrDigit(c) || c == '_';
   }
 
   /** What changed from {@code baseline} to this report, without thresholds. */
@@ -286,21 +371,40 @@ public record BuildReport(
       @Nullable String precision,
       boolean stronglyTyped,
       List<String> builderFlags) {
+    MessageDigest sha = sha256();
+    sha.update(plan);
+    return fingerprint(sha, tensorrtVersion, computeCapability, precision, stronglyTyped, builderFlags);
+  }
+
+  /**
+   * The same fingerprint from a SHA-256 digest that has been fed the plan bytes (in chunks, for a plan
+   * streamed to its file); the digest is finished here.
+   */
+  public static String fingerprint(
+      MessageDigest planDigest,
+      @Nullable String tensorrtVersion,
+      @Nullable String computeCapability,
+      @Nullable String precision,
+      boolean stronglyTyped,
+      List<String> builderFlags) {
     String identity =
         "\ntensorrt_version=" + nz(tensorrtVersion)
             + "\ncompute_capability=" + nz(computeCapability)
             + "\nprecision=" + nz(precision)
             + "\nstrongly_typed=" + stronglyTyped
             + "\nbuilder_flags=" + String.join(",", new TreeSet<>(builderFlags));
+    planDigest.update(identity.getBytes(StandardCharsets.UTF_8));
+    StringBuilder hex = new StringBuilder(64);
+    for (byte b : planDigest.digest()) {
+      hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return hex.toString();
+  }
+
+  /** A new SHA-256 digest, the fingerprint's hash. */
+  public static MessageDigest sha256() {
     try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(plan);
-      sha.update(identity.getBytes(StandardCharsets.UTF_8));
-      StringBuilder hex = new StringBuilder(64);
-      for (byte b : sha.digest()) {
-        hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-      }
-      return hex.toString();
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
@@ -537,6 +641,7 @@ public record BuildReport(
     private final List<Layer> layers = new ArrayList<>();
     private long deviceMemoryBytes = -1;
     private long planBytes = -1;
+    private @Nullable MessageDigest planDigest;
     private byte @Nullable [] plan;
     private double buildMs = Double.NaN;
     private final List<Phase> phases = new ArrayList<>();
@@ -602,6 +707,17 @@ public record BuildReport(
 
     public Builder planBytes(long v) { this.planBytes = v; return this; }
 
+    /**
+     * A plan that was streamed rather than held: its size and a SHA-256 digest fed its bytes (see
+     * {@link PlanWriter}); at {@link #build()} the fingerprint is finished from the digest.
+     */
+    public Builder planDigest(MessageDigest shaOverPlan, long bytes) {
+      this.planDigest = Objects.requireNonNull(shaOverPlan, "shaOverPlan");
+      this.plan = null;
+      this.planBytes = bytes;
+      return this;
+    }
+
     public Builder buildMs(double v) { this.buildMs = v; return this; }
 
     public Builder phase(String name, double ms) { phases.add(new Phase(name, ms)); return this; }
@@ -644,6 +760,14 @@ public record BuildReport(
       String fp = engineFingerprint;
       if (fp == null && plan != null) {
         fp = fingerprint(plan, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
+      } else if (fp == null && planDigest != null) {
+        MessageDigest sha;
+        try {
+          sha = (MessageDigest) planDigest.clone(); // build() may run more than once
+        } catch (CloneNotSupportedException e) {
+          throw new IllegalStateException("SHA-256 digests are cloneable on every Java platform", e);
+        }
+        fp = fingerprint(sha, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
       }
       int engineLayers = engineLayerCount < 0 && !layers.isEmpty() ? layers.size() : engineLayerCount;
       return new BuildReport(status, modelName, tensorrtVersion, gpu, driverVersion, cudaRuntimeVersion,
