@@ -40,6 +40,25 @@ abstract class Prelude {
   /** A logger of the reader's for build logs. */
   Logger auditLog;
 
+  /** The application's JDK HTTP server. */
+  com.sun.net.httpserver.HttpServer server;
+
+  /** Admission control: free places in the service's queue. */
+  java.util.concurrent.Semaphore places;
+
+  /** The host's OpenTelemetry (its SDK, set up by the application). */
+  io.opentelemetry.api.OpenTelemetry openTelemetry;
+
+  /** The incoming request's headers, as an HTTP server hands them over. */
+  java.util.Map<String, java.util.List<String>> headersMap;
+
+  /** The application's request handler behind the filter. */
+  abstract void serve(com.sun.net.httpserver.HttpExchange exchange, io.github.trtrace.core.InferenceTrace trace)
+      throws java.io.IOException;
+
+  /** The application's inference for one traced request. */
+  abstract void serve(io.github.trtrace.core.InferenceTrace trace);
+
   /** Whether decoding produced another token. */
   abstract boolean next();
 
