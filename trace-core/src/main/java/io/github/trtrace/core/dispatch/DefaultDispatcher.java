@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,9 +50,9 @@ final class DefaultDispatcher implements Dispatcher {
   private static final long BLOCK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
   private final SinkSlot[] sinks;
-  private final MpscArrayQueue<InferenceRecord> mainQueue;
+  private final MpscAtomicArrayQueue<InferenceRecord> mainQueue;
   private final int mainCapacity;
-  private final MpscArrayQueue<InferenceRecord> reserveQueue;
+  private final MpscAtomicArrayQueue<InferenceRecord> reserveQueue;
   private final int reservedCapacity;
   private final QueueFullPolicy policy;
   private final long blockTimeoutNanos;
@@ -96,9 +96,9 @@ final class DefaultDispatcher implements Dispatcher {
       sinks[i] = new SinkSlot(b.sinks.get(i));
     }
     this.mainCapacity = b.queueCapacity;
-    this.mainQueue = new MpscArrayQueue<>(Math.max(2, b.queueCapacity));
+    this.mainQueue = new MpscAtomicArrayQueue<>(Math.max(2, b.queueCapacity));
     this.reservedCapacity = b.reservedCapacity;
-    this.reserveQueue = new MpscArrayQueue<>(Math.max(2, b.reservedCapacity));
+    this.reserveQueue = new MpscAtomicArrayQueue<>(Math.max(2, b.reservedCapacity));
     this.policy = b.policy;
     this.blockTimeoutNanos = b.blockTimeout.toNanos();
     this.flushIntervalNanos = b.flushInterval.toNanos();
@@ -370,7 +370,7 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   private static int take(
-      MpscArrayQueue<InferenceRecord> queue, List<InferenceRecord> batch, int room, long max) {
+      MpscAtomicArrayQueue<InferenceRecord> queue, List<InferenceRecord> batch, int room, long max) {
     int n = 0;
     while (n < room && n < max) {
       InferenceRecord r = queue.poll();

@@ -1,0 +1,83 @@
+package io.github.trtrace.core.fault;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TracerStats;
+import io.github.trtrace.core.dispatch.DispatcherStats;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The program the child-JVM tests run: a host application tracing requests with the README's
+ * defaults (JSON Lines file, shutdown hook on by default) until it has traced {@code count} requests
+ * or is killed.
+ *
+ * <p>Arguments: {@code <log file> <count, or 0 for until killed> <threads> <requests per second per
+ * thread, 0 for full speed>}. Prints {@code ready} once a first record was traced. When the JVM shuts
+ * down (normal exit or SIGTERM), a second hook waits for the tracer's worker thread to end (the
+ * tracer's own hook closes it) and prints the tracer's counters as one {@code stats ...} line.
+ */
+public final class TracingChild {
+  private TracingChild() {}
+
+  public static void main(String[] args) throws Exception {
+    Path log = Path.of(args[0]);
+    long count = Long.parseLong(args[1]);
+    int threads = Integer.parseInt(args[2]);
+    long perSecond = Long.parseLong(args[3]);
+    InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(log).build();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> printStatsAfterClose(tracer), "stats-hook"));
+    List<Thread> workers = new ArrayList<>();
+    for (int w = 0; w < threads; w++) {
+      int worker = w;
+      Thread t =
+          new Thread(
+              () -> {
+                long pause = perSecond == 0 ? 0 : 1_000_000_000L / perSecond;
+                for (long i = 0; count == 0 || i < count; i++) {
+                  try (InferenceTrace trace = tracer.start("child-model", "req-" + worker + "-" + i)) {
+                    trace.inputTokens(12).outputTokens(3).status(Status.SUCCESS);
+                  }
+                  if (worker == 0 && i == 0) {
+                    System.out.println("ready");
+                    System.out.flush();
+                  }
+                  if (pause > 0) {
+                    LockSupport.parkNanos(pause);
+                  }
+                }
+              },
+              "producer-" + w);
+      workers.add(t);
+      t.start();
+    }
+    for (Thread t : workers) {
+      t.join();
+    }
+    // Normal exit: the shutdown hook closes the tracer.
+  }
+
+  private static void printStatsAfterClose(InferenceTracer tracer) {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("trtrace-dispatcher")) {
+        try {
+          t.join(20_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+    TracerStats s = tracer.stats();
+    DispatcherStats d = s.dispatcher();
+    StringBuilder line = new StringBuilder("stats");
+    line.append(" ended=").append(s.ended());
+    line.append(" offered=").append(d.offered());
+    line.append(" dropped=").append(d.dropped());
+    d.sinks().forEach((name, sink) -> line.append(" written=").append(sink.recordsWritten()));
+    System.out.println(line);
+    System.out.flush();
+  }
+}
