@@ -182,7 +182,10 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
-    /** Registers a JVM shutdown hook that closes the tracer (drains the queue). Default off. */
+    /**
+     * Whether a JVM shutdown hook drains the queue within the close timeout on exit or SIGTERM;
+     * default on. An explicit {@code close()} removes the hook.
+     */
     public Builder shutdownHook(boolean enabled) {
       dispatcher.shutdownHook(enabled);
       return this;

@@ -7,6 +7,7 @@ import io.github.trtrace.core.fault.TracingChild;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Enumeration;
@@ -34,6 +35,7 @@ class UnsafeFreeJarIT {
     assertThat(r.exitCode()).as("child output: %s", r).isZero();
     assertThat(r.stderr()).as("child stderr").isEmpty();
     assertThat(r.stdout()).contains("ready");
+    assertThat(Files.readAllLines(log)).as("the default shutdown hook wrote every record").hasSize(4000);
   }
 
   @Test

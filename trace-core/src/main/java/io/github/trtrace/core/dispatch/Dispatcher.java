@@ -28,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
  *     .sink(Slf4jSink.builder().build())
  *     .queueCapacity(8192)
  *     .policy(QueueFullPolicy.BLOCK)
- *     .shutdownHook(true)
  *     .build();
  * dispatcher.offer(record, record.status().isFailure());
  * }</pre>
@@ -102,7 +101,7 @@ public interface Dispatcher extends AutoCloseable {
     int batchSize = 512;
     Duration flushInterval = Duration.ofSeconds(1);
     Duration maxWriteDelay = Duration.ofMillis(20);
-    boolean shutdownHook;
+    boolean shutdownHook = true;
     Duration closeTimeout = Duration.ofSeconds(5);
 
     Builder() {}
@@ -184,7 +183,9 @@ public interface Dispatcher extends AutoCloseable {
 
     /**
      * Whether to register a JVM shutdown hook that calls {@link Dispatcher#close(Duration)} with the close
-     * timeout; default {@code false}. An explicit close removes the hook.
+     * timeout; default {@code true} (as Log4j2 does), so that a normal exit or a SIGTERM writes every
+     * accepted record within the close timeout. An explicit close removes the hook. Turn it off only
+     * when the application closes the dispatcher itself in its own shutdown sequence.
      */
     public Builder shutdownHook(boolean enabled) {
       shutdownHook = enabled;

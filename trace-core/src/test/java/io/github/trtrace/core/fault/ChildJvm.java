@@ -98,14 +98,24 @@ public final class ChildJvm {
     }
 
     /** SIGTERM (what {@code kill PID}, systemd and Kubernetes send first). */
-    public Running terminate() {
-      process.destroy();
-      return this;
+    public Running terminate() throws IOException, InterruptedException {
+      return signal("TERM");
     }
 
     /** SIGKILL: no shutdown hook runs. */
-    public Running kill() {
-      process.destroyForcibly();
+    public Running kill() throws IOException, InterruptedException {
+      return signal("KILL");
+    }
+
+    /**
+     * Sends the signal with {@code kill(1)} to this child's PID: {@link Process#destroy()} would close
+     * our ends of the child's pipes, losing what its shutdown hooks print.
+     */
+    private Running signal(String name) throws IOException, InterruptedException {
+      Process k = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (k.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
       return this;
     }
 
