@@ -37,7 +37,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder ended = new LongAdder();
   final LongAdder sampledOut = new LongAdder();
   final LongAdder enqueued = new LongAdder();
-  final LongAdder failed = new LongAdder();
+  final LongAdder recordErrors = new LongAdder();
   final LongAdder misuse = new LongAdder();
 
   DefaultInferenceTracer(InferenceTracer.Builder b) {
@@ -117,7 +117,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         enqueued.increment();
       }
     } catch (RuntimeException e) {
-      failed.increment();
+      recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
     }
   }
@@ -129,7 +129,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         ended.sum(),
         sampledOut.sum(),
         enqueued.sum(),
-        failed.sum(),
+        recordErrors.sum(),
         misuse.sum(),
         dispatcher.stats());
   }

@@ -13,15 +13,18 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Moves records from request threads to the sinks without slowing the requests down: a bounded
  * lock-free queue (plus a small reserve for error and slow records), one daemon worker thread
- * ({@value #THREAD_NAME}) that writes batches to every sink in turn, counted drops, periodic sink
- * flushes and a draining {@link #close(Duration)}.
+ * ({@value #THREAD_NAME}) that hands batches to every sink, each on a thread of its own with an
+ * export timeout, counted drops and losses, periodic sink flushes and a draining {@link
+ * #close(Duration)}.
  *
  * <p>The caller of {@link #offer} does no I/O, takes no lock and allocates nothing; it never waits
  * longer than the block timeout. It does not wake the worker for every record either (a wake-up is a
  * system call): the worker wakes by itself every {@link Builder#maxWriteDelay max write delay}, and
  * callers wake it early only once half a batch is waiting. A sink that throws is counted and
- * skipped for that batch; the other sinks still receive it. Sinks may record (offer) themselves: such re-entrant offers never
- * wait, they are dropped and counted when the queue is full.
+ * skipped for that batch; a sink that has not returned within the {@link Builder#exportTimeout export
+ * timeout} misses batches until it returns (counted); the other sinks still receive every batch.
+ * Sinks may record (offer) themselves: such re-entrant offers never wait, they are dropped and
+ * counted when the queue is full.
  *
  * <pre>{@code
  * Dispatcher dispatcher = Dispatcher.builder()
@@ -63,8 +66,8 @@ public interface Dispatcher extends AutoCloseable {
   /**
    * Stops accepting records, writes what is queued until {@code timeout}, then flushes and closes
    * every sink. Idempotent: later calls wait for and return the first call's report. Returns within
-   * about {@code timeout} even when a sink is stuck; such a sink is closed by the worker if it ever
-   * returns, and nothing more is written to it.
+   * about {@code timeout} even when a sink is stuck; what such a sink holds is counted as lost and
+   * reported, its thread closes it if it ever returns, and nothing more is written to it.
    *
    * @param timeout how long to wait for the queue to drain and the sinks to close; negative is zero
    */
@@ -103,6 +106,7 @@ public interface Dispatcher extends AutoCloseable {
     Duration maxWriteDelay = Duration.ofMillis(20);
     boolean shutdownHook = true;
     Duration closeTimeout = Duration.ofSeconds(5);
+    Duration exportTimeout = Duration.ofSeconds(2);
 
     Builder() {}
 
@@ -189,6 +193,19 @@ public interface Dispatcher extends AutoCloseable {
      */
     public Builder shutdownHook(boolean enabled) {
       shutdownHook = enabled;
+      return this;
+    }
+
+    /**
+     * The longest the worker waits for one sink's call ({@code write} or {@code flush}) before it
+     * gives the next batch to the other sinks without it, more than 0 and at most 1 h; default 2 s.
+     * A sink still inside a call after this misses the batches that come meanwhile (counted as
+     * {@link DispatcherStats.SinkStats#lostStuck()}) and gets batches again once it returns, so a slow
+     * or blocked sink never holds up the others for longer than this (as OpenTelemetry's {@code
+     * BatchSpanProcessor} export timeout).
+     */
+    public Builder exportTimeout(Duration timeout) {
+      exportTimeout = checkDuration("exportTimeout", timeout, true, MAX_FLUSH_INTERVAL);
       return this;
     }
 

@@ -132,6 +132,15 @@ public final class JsonLinesFileSink implements RecordSink {
   }
 
   /**
+   * {@link #linesWritten()} and {@link #linesLost()}: a record counts as written once the file write
+   * that carried its line returned, not when it entered the buffer.
+   */
+  @Override
+  public Delivery delivery() {
+    return new Delivery(linesWritten, linesLost);
+  }
+
+  /**
    * Encodes and buffers the batch, writing whole lines; flushes when the flush interval has passed.
    *
    * @throws IOException when lines could not be written; the message says how many, the file keeps
@@ -140,6 +149,7 @@ public final class JsonLinesFileSink implements RecordSink {
   @Override
   public void write(List<InferenceRecord> batch) throws IOException {
     if (closed) {
+      linesLost += batch.size();
       throw new IOException(name + " is closed; " + batch.size() + " lines not written");
     }
     int i = 0;
@@ -154,6 +164,9 @@ public final class JsonLinesFileSink implements RecordSink {
       }
     } catch (IOException e) {
       throw failure(e, batch.size() - i);
+    } catch (RuntimeException e) {
+      // not expected from the encoder; counted all the same, so that nothing is lost silently
+      throw failure(new IOException(e.toString(), e), batch.size() - i);
     }
   }
 

@@ -95,8 +95,8 @@ public final class TracingChild {
     line.append(" ended=").append(s.ended());
     line.append(" offered=").append(d.offered());
     line.append(" dropped=").append(d.dropped());
-    line.append(" accepted=").append(d.offered() - d.dropped());
-    d.sinks().forEach((name, sink) -> line.append(" written=").append(sink.recordsWritten()));
+    line.append(" accepted=").append(d.accepted());
+    d.sinks().forEach((name, sink) -> line.append(" written=").append(sink.written()).append(" lost=").append(sink.lost()));
     System.out.println(line);
     System.out.flush();
   }
