@@ -1,6 +1,6 @@
 package io.github.trtrace.core.dispatch;
 
-import static io.github.trtrace.core.dispatch.DispatcherAccountingTest.assertAccountedFor;
+import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
 import static io.github.trtrace.core.dispatch.DispatcherTest.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
