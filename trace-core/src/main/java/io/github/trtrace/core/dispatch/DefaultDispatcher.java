@@ -251,6 +251,13 @@ final class DefaultDispatcher implements Dispatcher {
         Thread.currentThread().interrupt();
       }
     }
+    if (!finished) {
+      // The worker gives up on them at the same deadline; do it here too, so that the counters read
+      // after close() returns already say what a stuck sink held (abandon is idempotent).
+      for (SinkSlot s : sinks) {
+        s.abandonIfBusy();
+      }
+    }
     CloseReport report = report(!finished);
     if (!report.clean()) {
       LOG.warn("trtrace dispatcher closed with problems: {}", report);

@@ -202,6 +202,19 @@ final class SinkSlot {
     }
   }
 
+  /** {@link #abandon()} if the sink is inside a call now. */
+  void abandonIfBusy() {
+    lock.lock();
+    try {
+      if (!busy) {
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    abandon();
+  }
+
   /** Close gives up on this sink: what it holds is lost; later results of its calls are ignored. */
   void abandon() {
     lock.lock();
