@@ -143,6 +143,16 @@ final class SinkSlot {
     }
   }
 
+  /** Whether the sink has been inside its current call for at least {@code exportTimeoutNanos}. */
+  boolean stuck(long exportTimeoutNanos) {
+    lock.lock();
+    try {
+      return busy && System.nanoTime() - taskStartNanos >= exportTimeoutNanos;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A batch this sink did not get: it was still busy after the export timeout, or it is dead. */
   void missed(int n, long exportTimeoutNanos) {
     boolean logNow;
