@@ -661,10 +661,6 @@ final class DefaultDispatcher implements Dispatcher {
     }
   }
 
-  static Logger log() {
-    return LOG;
-  }
-
   static RateLimitedLogger newSinkLog() {
     return RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
   }
