@@ -40,9 +40,10 @@ public final class Quickstart {
     Result r = run(log, requests);
     TracerStats s = r.stats();
     System.out.printf(
-        "traced %d requests -> %s (%d records written, %d sampled out, %d dropped, %d failed in a sink)%n",
-        s.ended(), r.log().toAbsolutePath(), s.dispatcher().written(), s.sampledOut(),
-        s.dispatcher().dropped(), s.dispatcher().failed());
+        "traced %d requests -> %s (%d records written, %d sampled out, %d dropped, %d lost in a sink)%n",
+        s.ended(), r.log().toAbsolutePath(),
+        s.sinks().values().stream().mapToLong(k -> k.written()).min().orElse(0), s.sampledOut(),
+        s.dispatcher().dropped(), s.sinks().values().stream().mapToLong(k -> k.lost()).sum());
     System.out.println();
     System.out.println("Find one request (a user reports \"this answer was slow\"):");
     System.out.println("  grep " + r.slowest() + " " + log);

@@ -40,7 +40,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder ended = new LongAdder();
   final LongAdder sampledOut = new LongAdder();
   final LongAdder enqueued = new LongAdder();
-  final LongAdder failed = new LongAdder();
+  final LongAdder recordErrors = new LongAdder();
   final LongAdder misuse = new LongAdder();
 
   DefaultInferenceTracer(
@@ -145,7 +145,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         }
       }
     } catch (RuntimeException e) {
-      failed.increment();
+      recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
     }
     if (handles != null && built != null) {
@@ -182,7 +182,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         ended.sum(),
         sampledOut.sum(),
         enqueued.sum(),
-        failed.sum(),
+        recordErrors.sum(),
         misuse.sum(),
         dispatcher.stats());
   }

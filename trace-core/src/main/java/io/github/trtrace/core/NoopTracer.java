@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrace.StageScope {
   static final NoopTracer INSTANCE = new NoopTracer();
 
-  private static final DispatcherStats EMPTY = new DispatcherStats(0, 0, 0, 0, 0, 0, 0, java.util.Map.of());
+  private static final DispatcherStats EMPTY = new DispatcherStats(0, 0, 0, 0, 0, 0, java.util.Map.of());
 
   private NoopTracer() {}
 

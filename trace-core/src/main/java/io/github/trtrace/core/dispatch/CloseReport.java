@@ -12,24 +12,39 @@ import java.util.Objects;
  * }</pre>
  *
  * @param drained records handed to the sinks between the start of close and its end
- * @param notWritten records accepted into the queue that had not gone through every sink's
- *     {@code write} when close returned: left in the queues at the deadline (discarded), in a batch
- *     a sink had not yet returned from, or stranded by a worker stopped by a fatal JVM error
- * @param timedOut whether close returned before the worker had finished (flushed and closed the
- *     sinks): the deadline passed, or close was called by a sink on the dispatcher thread, which
- *     cannot wait for itself
+ * @param discarded records left in the queue at the close deadline, never given to any sink
+ * @param timedOut whether close returned before the worker had finished (flushed and closed every
+ *     sink): the deadline passed, a sink had not returned, or close was called from a dispatcher or
+ *     sink thread, which cannot wait for itself
+ * @param unwritten sink name to the accepted records that did not reach that sink when close
+ *     returned ({@code accepted - written}): lost at any time (failed writes, missed while stuck,
+ *     discarded at the deadline) or still held by a sink that had not returned
  * @param sinkFailures sink name to the first error that sink raised during close (write, flush or
  *     close), {@code "ExceptionClass: message"}
  */
 public record CloseReport(
-    long drained, long notWritten, boolean timedOut, Map<String, String> sinkFailures) {
+    long drained,
+    long discarded,
+    boolean timedOut,
+    Map<String, Long> unwritten,
+    Map<String, String> sinkFailures) {
 
   public CloseReport {
+    Objects.requireNonNull(unwritten, "unwritten");
     Objects.requireNonNull(sinkFailures, "sinkFailures");
   }
 
-  /** True when everything was written, every sink flushed and closed, within the deadline. */
+  /** The most records any one sink is missing (0 when every sink has every accepted record). */
+  public long maxUnwritten() {
+    long max = 0;
+    for (long n : unwritten.values()) {
+      max = Math.max(max, n);
+    }
+    return max;
+  }
+
+  /** True when every accepted record reached every sink, and each flushed and closed in time. */
   public boolean clean() {
-    return notWritten == 0 && !timedOut && sinkFailures.isEmpty();
+    return maxUnwritten() == 0 && !timedOut && sinkFailures.isEmpty();
   }
 }

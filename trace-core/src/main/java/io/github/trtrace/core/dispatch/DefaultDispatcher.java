@@ -20,27 +20,39 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The dispatcher: two bounded MPSC array queues (main, and a reserve only priority records use
- * when the main one is full) drained, reserve first, by one daemon worker thread.
+ * when the main one is full) drained, reserve first, by one daemon worker thread, which hands each
+ * batch to every sink's own thread ({@link SinkSlot}).
  *
- * <p>Hand-off: the idle worker parks for at most the max write delay and then drains what arrived.
- * Producers unpark it early only when half a batch is waiting and it has announced that it is about
- * to park ({@code workerParked}); the worker re-checks for work after announcing, so a wake-up is
- * never lost and a busy worker is never unparked. Most offers therefore cost no system call.
+ * <p>Hand-off from callers: the idle worker parks for at most the max write delay and then drains
+ * what arrived. Producers unpark it early only when half a batch is waiting and it has announced that
+ * it is about to park ({@code workerParked}); the worker re-checks for work after announcing, so a
+ * wake-up is never lost and a busy worker is never unparked.
  *
- * <p>Sink failures: every {@link Exception} and every {@link Error} a sink throws is counted and
- * logged, and the worker goes on with the next sink and batch, including {@link
- * StackOverflowError} and {@link OutOfMemoryError}, which in a sink are almost always local to the
- * batch (deep recursion, a huge buffer) and released by unwinding. Any other {@link
- * VirtualMachineError} ({@link InternalError}, {@link UnknownError}) means the JVM itself is broken:
- * the worker then stops, the dispatcher turns closed (later offers are counted as dropped after
- * close) and the error is rethrown to the thread's uncaught-exception handler.
+ * <p>Offer versus close: every offer runs inside the {@link ProducerGate} and checks {@code closing}
+ * inside it; the worker's close sequence sets {@code closing}, keeps draining until the gate is
+ * empty, and only then takes its final look at the queues. So every offer either queued its record
+ * before that final look (and it is written or counted) or refused it and counted the drop.
+ *
+ * <p>Sinks: each sink runs on its own daemon thread and is given a batch only when it has finished
+ * the previous one. The worker waits at most the export timeout (measured from the start of the
+ * sink's current call) for a busy sink; a sink still busy after that misses the batch, counted as
+ * {@code lostStuck} for it, and the worker moves on, so a slow or blocked sink never holds up the
+ * others for longer than the export timeout, and a stuck one only once. Written and lost counts are
+ * kept per sink; a buffering sink reports its own ({@link RecordSink#delivery()}).
+ *
+ * <p>Sink failures: every {@link Exception} and {@link Error} a sink throws is counted and logged,
+ * and the sink gets the next batch, including {@link StackOverflowError} and {@link
+ * OutOfMemoryError}, which in a sink are almost always local to the batch. Any other {@link
+ * VirtualMachineError} means the JVM itself is broken: the dispatcher then stops (later offers are
+ * counted as dropped after close), closes every sink that still answers, and the error is rethrown
+ * to the thread's uncaught-exception handler.
  */
 final class DefaultDispatcher implements Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger("io.github.trtrace.dispatch");
@@ -48,26 +60,31 @@ final class DefaultDispatcher implements Dispatcher {
   private static final long DROP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int BLOCK_SPINS = 64;
   private static final long BLOCK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+  private static final long STUCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /** How often a wait for a busy sink looks whether close has begun. */
+  private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final SinkSlot[] sinks;
-  private final MpscArrayQueue<InferenceRecord> mainQueue;
+  private final MpscAtomicArrayQueue<InferenceRecord> mainQueue;
   private final int mainCapacity;
-  private final MpscArrayQueue<InferenceRecord> reserveQueue;
+  private final MpscAtomicArrayQueue<InferenceRecord> reserveQueue;
   private final int reservedCapacity;
   private final QueueFullPolicy policy;
   private final long blockTimeoutNanos;
   private final long flushIntervalNanos;
   private final long maxWriteDelayNanos;
+  private final long exportTimeoutNanos;
   private final int wakeThreshold;
   private final int batchSize;
   private final Duration closeTimeout;
-  private final Thread worker;
+  private final DispatcherThread worker;
   private final @Nullable Thread shutdownHook;
 
   private final LongAdder offered = new LongAdder();
   private final LongAdder droppedQueueFull = new LongAdder();
   private final LongAdder droppedBlockTimeout = new LongAdder();
   private final LongAdder droppedClosed = new LongAdder();
+  private final ProducerGate gate = new ProducerGate();
   private final RateLimitedLogger dropLog = RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
   private final RateLimitedLogger misuseLog = RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
 
@@ -76,44 +93,47 @@ final class DefaultDispatcher implements Dispatcher {
       new ConcurrentLinkedQueue<>();
 
   // Written only by the worker thread; volatile so that stats() and close() read them.
-  private volatile long written;
-  private volatile long failed;
   private volatile boolean closePhase;
   private volatile long drainedOnClose;
+  private volatile long discardedOnClose;
   private final Map<String, String> closeFailures = Collections.synchronizedMap(new LinkedHashMap<>());
   private long lastReportedDrops;
 
   private final AtomicBoolean closeCalled = new AtomicBoolean();
   private volatile long closeDeadlineNanos;
   private volatile boolean closing;
+  private volatile @Nullable Throwable fatal;
   private final CountDownLatch terminated = new CountDownLatch(1);
   private final CompletableFuture<Void> terminatedFuture = new CompletableFuture<>();
   private final CompletableFuture<CloseReport> closeReport = new CompletableFuture<>();
 
-  private DefaultDispatcher(Builder b) {
+  private DefaultDispatcher(Dispatcher.Builder b) {
     this.sinks = new SinkSlot[b.sinks.size()];
     for (int i = 0; i < sinks.length; i++) {
-      sinks[i] = new SinkSlot(b.sinks.get(i));
+      sinks[i] = new SinkSlot(this, b.sinks.get(i), i);
     }
     this.mainCapacity = b.queueCapacity;
-    this.mainQueue = new MpscArrayQueue<>(Math.max(2, b.queueCapacity));
+    this.mainQueue = new MpscAtomicArrayQueue<>(Math.max(2, b.queueCapacity));
     this.reservedCapacity = b.reservedCapacity;
-    this.reserveQueue = new MpscArrayQueue<>(Math.max(2, b.reservedCapacity));
+    this.reserveQueue = new MpscAtomicArrayQueue<>(Math.max(2, b.reservedCapacity));
     this.policy = b.policy;
     this.blockTimeoutNanos = b.blockTimeout.toNanos();
     this.flushIntervalNanos = b.flushInterval.toNanos();
     this.batchSize = b.batchSize;
     this.maxWriteDelayNanos = b.maxWriteDelay.toNanos();
+    this.exportTimeoutNanos = b.exportTimeout.toNanos();
     this.wakeThreshold = Math.max(1, Math.min(b.batchSize, b.queueCapacity) / 2);
     this.closeTimeout = b.closeTimeout;
-    this.worker = new Thread(this::runWorker, THREAD_NAME);
-    this.worker.setDaemon(true);
+    this.worker = new DispatcherThread(this::runWorker, THREAD_NAME);
     this.shutdownHook =
         b.shutdownHook ? new Thread(() -> close(closeTimeout), THREAD_NAME + "-shutdown") : null;
   }
 
-  static DefaultDispatcher start(Builder b) {
+  static DefaultDispatcher start(Dispatcher.Builder b) {
     DefaultDispatcher d = new DefaultDispatcher(b);
+    for (SinkSlot s : d.sinks) {
+      s.thread.start();
+    }
     d.worker.start();
     if (d.shutdownHook != null) {
       try {
@@ -134,21 +154,26 @@ final class DefaultDispatcher implements Dispatcher {
       return false;
     }
     offered.increment();
-    if (closing) {
-      droppedClosed.increment();
-      return false;
-    }
-    if (tryEnqueue(record, priority)) {
-      if (mainQueue.size() >= wakeThreshold) {
-        wakeWorker();
+    int cell = gate.enter();
+    try {
+      if (closing) {
+        droppedClosed.increment();
+        return false;
       }
-      return true;
+      if (tryEnqueue(record, priority)) {
+        if (mainQueue.size() >= wakeThreshold) {
+          wakeWorker();
+        }
+        return true;
+      }
+      if (policy == QueueFullPolicy.DROP || Thread.currentThread() instanceof DispatcherThread) {
+        droppedQueueFull.increment();
+        return false;
+      }
+      return blockingOffer(record, priority);
+    } finally {
+      gate.exit(cell);
     }
-    if (policy == QueueFullPolicy.DROP || Thread.currentThread() == worker) {
-      droppedQueueFull.increment();
-      return false;
-    }
-    return blockingOffer(record, priority);
   }
 
   private boolean tryEnqueue(InferenceRecord record, boolean priority) {
@@ -192,7 +217,7 @@ final class DefaultDispatcher implements Dispatcher {
   @Override
   public CompletableFuture<Void> flush() {
     if (closing) {
-      return terminatedFuture.handle((ignored, fatal) -> null);
+      return terminatedFuture.handle((ignored, error) -> null);
     }
     CompletableFuture<Void> request = new CompletableFuture<>();
     flushRequests.add(request);
@@ -221,11 +246,18 @@ final class DefaultDispatcher implements Dispatcher {
     removeShutdownHook();
     LockSupport.unpark(worker);
     boolean finished = false;
-    if (Thread.currentThread() != worker) {
+    if (!(Thread.currentThread() instanceof DispatcherThread)) {
       try {
         finished = terminated.await(timeoutNanos, TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+    }
+    if (!finished) {
+      // The worker gives up on them at the same deadline; do it here too, so that the counters read
+      // after close() returns already say what a stuck sink held (abandon is idempotent).
+      for (SinkSlot s : sinks) {
+        s.abandonIfBusy();
       }
     }
     CloseReport report = report(!finished);
@@ -247,22 +279,37 @@ final class DefaultDispatcher implements Dispatcher {
     return report(true);
   }
 
-  /** What close achieved so far. */
+  /** What close achieved so far: per sink, accepted records that did not reach it. */
   private CloseReport report(boolean timedOut) {
-    return new CloseReport(drainedOnClose, notWritten(), timedOut, copyCloseFailures());
+    Map<String, Long> unwritten = new LinkedHashMap<>();
+    long[] written = new long[sinks.length];
+    for (int i = 0; i < sinks.length; i++) {
+      written[i] = sinks[i].written;
+    }
+    long accepted = accepted(); // after the sink counters, so never below them
+    for (int i = 0; i < sinks.length; i++) {
+      unwritten.put(sinks[i].name, accepted - written[i]);
+    }
+    return new CloseReport(
+        drainedOnClose,
+        discardedOnClose,
+        timedOut || sinksStillBusy(),
+        Collections.unmodifiableMap(unwritten),
+        copyCloseFailures());
   }
 
-  /**
-   * Records accepted into a queue and not (yet) through every sink's {@code write}: queued, in the
-   * batch a sink holds, or discarded at the close deadline. Counted from the queues' producer
-   * indices (every record ever accepted) rather than from what the worker has taken out, so the
-   * answer does not depend on where the worker is (mid-batch, mid-discard). {@code written} and
-   * {@code failed} are read first: they only grow, so the result may be high by a record the
-   * worker finishes meanwhile, never low.
-   */
-  private long notWritten() {
-    long done = written + failed;
-    return mainQueue.currentProducerIndex() + reserveQueue.currentProducerIndex() - done;
+  private boolean sinksStillBusy() {
+    for (SinkSlot s : sinks) {
+      if (!s.isClosed()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Records ever taken into a queue: the queues' producer indices, exact and free to read. */
+  private long accepted() {
+    return mainQueue.currentProducerIndex() + reserveQueue.currentProducerIndex();
   }
 
   private Map<String, String> copyCloseFailures() {
@@ -284,17 +331,28 @@ final class DefaultDispatcher implements Dispatcher {
   @Override
   public DispatcherStats stats() {
     Map<String, SinkStats> perSink = new LinkedHashMap<>();
-    for (SinkSlot s : sinks) {
-      perSink.put(s.name, s.snapshot());
+    SinkStats[] partial = new SinkStats[sinks.length];
+    long discarded = discardedOnClose;
+    for (int i = 0; i < sinks.length; i++) {
+      partial[i] = sinks[i].snapshot(discarded);
+    }
+    long queued = queued();
+    long accepted = accepted(); // read last: never below what the sinks account for
+    for (int i = 0; i < sinks.length; i++) {
+      SinkStats p = partial[i];
+      long inFlight = accepted - p.written() - p.lost();
+      perSink.put(
+          sinks[i].name,
+          new SinkStats(
+              p.written(), p.lostFailed(), p.lostStuck(), p.lostClosed(), inFlight, p.failures(), p.lastError()));
     }
     return new DispatcherStats(
         offered.sum(),
-        written,
-        failed,
+        accepted,
         droppedQueueFull.sum(),
         droppedBlockTimeout.sum(),
         droppedClosed.sum(),
-        queued(),
+        queued,
         Collections.unmodifiableMap(perSink));
   }
 
@@ -306,26 +364,31 @@ final class DefaultDispatcher implements Dispatcher {
 
   private void runWorker() {
     List<InferenceRecord> batch = new ArrayList<>(Math.min(batchSize, 4096));
-    List<InferenceRecord> view = Collections.unmodifiableList(batch);
     long lastFlush = System.nanoTime();
     long lastDropCheck = lastFlush;
     boolean dirty = false;
     try {
       while (!closing) {
         if (!flushRequests.isEmpty()) {
-          serveFlushRequests(batch, view);
+          serveFlushRequests(batch);
           dirty = false;
           lastFlush = System.nanoTime();
           continue;
         }
-        int n = fill(batch, Long.MAX_VALUE, Long.MAX_VALUE);
+        // Take records out of the queue only when a sink can take them: while every sink is stuck
+        // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
+        boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
+        if (closing) {
+          break; // close began while waiting for the sinks: what is queued is its business now
+        }
+        int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
         if (n > 0) {
-          writeBatch(batch, view);
+          dispatch(batch);
           dirty = true;
         }
         long now = System.nanoTime();
         if (dirty && now - lastFlush >= flushIntervalNanos) {
-          flushSinks();
+          flushSinks(Long.MAX_VALUE);
           dirty = false;
           lastFlush = now;
         }
@@ -333,17 +396,31 @@ final class DefaultDispatcher implements Dispatcher {
           reportDrops();
           lastDropCheck = now;
         }
-        if (n == 0) {
+        if (!ready) {
+          LockSupport.parkNanos(this, STUCK_POLL_NANOS);
+        } else if (n == 0) {
           park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
         }
       }
-      finishOnClose(batch, view);
-      terminatedFuture.complete(null);
-    } catch (Throwable fatal) {
+      Throwable sinkFatal = fatal;
+      finishOnClose(batch, sinkFatal == null ? closeDeadlineNanos : System.nanoTime() + closeTimeout.toNanos());
+      if (sinkFatal != null) {
+        terminatedFuture.completeExceptionally(sinkFatal);
+      } else {
+        terminatedFuture.complete(null);
+      }
+    } catch (Throwable error) {
+      // Our own code failed (a fatal JVM error on this thread): stop taking records, but still give
+      // every sink its close, so files are flushed and released.
       closing = true;
-      LOG.error("trtrace dispatcher stopped by a fatal JVM error; records are no longer written", fatal);
-      terminatedFuture.completeExceptionally(fatal);
-      throw fatal;
+      LOG.error("trtrace dispatcher stopped by a fatal JVM error; records are no longer written", error);
+      try {
+        closeSinks(System.nanoTime() + closeTimeout.toNanos());
+      } catch (Throwable t) {
+        error.addSuppressed(t);
+      }
+      terminatedFuture.completeExceptionally(error);
+      throw error;
     } finally {
       for (CompletableFuture<Void> f; (f = flushRequests.poll()) != null; ) {
         f.complete(null);
@@ -370,7 +447,7 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   private static int take(
-      MpscArrayQueue<InferenceRecord> queue, List<InferenceRecord> batch, int room, long max) {
+      MpscAtomicArrayQueue<InferenceRecord> queue, List<InferenceRecord> batch, int room, long max) {
     int n = 0;
     while (n < room && n < max) {
       InferenceRecord r = queue.poll();
@@ -384,10 +461,67 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   /**
+   * Waits until every sink is idle or has been inside its current call for {@code exportTimeout}
+   * (or until {@code deadline}, or until close begins); true when at least one sink is idle and can
+   * take a batch.
+   */
+  private boolean readyForBatch(long deadline, long exportTimeout) {
+    boolean any = false;
+    for (SinkSlot s : sinks) {
+      boolean idle;
+      for (; ; ) {
+        long slice = System.nanoTime() + WAIT_SLICE_NANOS;
+        idle = s.awaitIdle(deadline - slice < 0 ? deadline : slice, exportTimeout);
+        if (idle
+            || s.stuck(exportTimeout)
+            || System.nanoTime() - deadline >= 0
+            || (closing && !closePhase)) {
+          break;
+        }
+      }
+      any |= idle && s.accepting();
+    }
+    return any;
+  }
+
+  /**
+   * Gives the batch to every idle sink; a sink still busy (past the export timeout, see {@link
+   * #readyForBatch}) misses it, counted. Does not wait for the sinks to write it.
+   */
+  private void dispatch(List<InferenceRecord> batch) {
+    List<InferenceRecord> shared = Collections.unmodifiableList(new ArrayList<>(batch));
+    batch.clear();
+    int n = shared.size();
+    for (SinkSlot s : sinks) {
+      if (!s.offerWrite(shared)) {
+        s.missed(n, exportTimeoutNanos);
+      }
+    }
+    if (closePhase) {
+      drainedOnClose += n;
+    }
+  }
+
+  /** Waits until every sink has finished its current call (export timeout each, or deadline). */
+  private void awaitSinks(long deadline) {
+    for (SinkSlot s : sinks) {
+      s.awaitIdle(deadline, exportTimeoutNanos);
+    }
+  }
+
+  private void flushSinks(long deadline) {
+    awaitSinks(deadline);
+    for (SinkSlot s : sinks) {
+      s.offer(SinkSlot.FLUSH);
+    }
+    awaitSinks(deadline);
+  }
+
+  /**
    * Writes exactly the records queued when the requests were seen (everything offered before each
    * flush() call), then flushes the sinks and completes the requests.
    */
-  private void serveFlushRequests(List<InferenceRecord> batch, List<InferenceRecord> view) {
+  private void serveFlushRequests(List<InferenceRecord> batch) {
     List<CompletableFuture<Void>> requests = new ArrayList<>();
     for (CompletableFuture<Void> f; (f = flushRequests.poll()) != null; ) {
       requests.add(f);
@@ -395,7 +529,7 @@ final class DefaultDispatcher implements Dispatcher {
     try {
       long reserved = reserveQueue.size();
       long main = mainQueue.size();
-      while (reserved > 0 || main > 0) {
+      while ((reserved > 0 || main > 0) && readyForBatch(Long.MAX_VALUE, exportTimeoutNanos)) {
         int fromReserve = take(reserveQueue, batch, batchSize, reserved);
         int fromMain = take(mainQueue, batch, batchSize - fromReserve, main);
         if (fromReserve + fromMain == 0) {
@@ -403,93 +537,90 @@ final class DefaultDispatcher implements Dispatcher {
         }
         reserved -= fromReserve;
         main -= fromMain;
-        writeBatch(batch, view);
+        dispatch(batch);
       }
-      flushSinks();
+      flushSinks(Long.MAX_VALUE);
     } finally {
       // also when a fatal error stops the worker here: these requests are no longer in the queue
-      // the worker's last act completes, and a caller waiting without a timeout would hang
       for (CompletableFuture<Void> f : requests) {
         f.complete(null);
       }
     }
   }
 
-  private void finishOnClose(List<InferenceRecord> batch, List<InferenceRecord> view) {
+  private void finishOnClose(List<InferenceRecord> batch, long deadline) {
     closePhase = true;
-    long deadline = closeDeadlineNanos;
-    while (System.nanoTime() - deadline < 0 && fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
-      writeBatch(batch, view);
+    // While closing, a sink counts as stuck after a quarter of the close time at most, so that one
+    // blocked sink cannot keep the others from what is still queued.
+    long exportTimeout = Math.max(1, Math.min(exportTimeoutNanos, (deadline - System.nanoTime()) / 4));
+    // Offers that saw the dispatcher open are still inside the gate: keep draining until they are
+    // out, so that the final look at the queues below sees every record they queued.
+    while (!gate.isEmpty() && System.nanoTime() - deadline < 0) {
+      if (readyForBatch(deadline, exportTimeout) && fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
+        dispatch(batch);
+      } else {
+        LockSupport.parkNanos(BLOCK_PARK_NANOS);
+      }
     }
+    while (System.nanoTime() - deadline < 0) {
+      if (!readyForBatch(deadline, exportTimeout)) {
+        LockSupport.parkNanos(STUCK_POLL_NANOS); // every sink stuck: wait for one until the deadline
+      } else if (fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
+        dispatch(batch);
+      } else {
+        break;
+      }
+    }
+    batch.clear();
     long discarded = 0;
     while (reserveQueue.poll() != null || mainQueue.poll() != null) {
       discarded++;
     }
+    discardedOnClose = discarded;
     if (discarded > 0) {
       LOG.warn("trtrace dispatcher close timed out: {} queued records discarded unwritten", discarded);
     }
-    flushSinks();
-    for (SinkSlot s : sinks) {
-      try {
-        s.sink.close();
-      } catch (Throwable t) {
-        sinkFailed(s, "close", false, t);
-      }
-    }
+    closeSinks(deadline);
     reportDrops();
   }
 
-  private void writeBatch(List<InferenceRecord> batch, List<InferenceRecord> view) {
-    int n = batch.size();
-    boolean allWrote = true;
+  /**
+   * Flushes and closes every sink on its own thread, waiting until {@code deadline}; a sink that has
+   * not returned by then is abandoned: what it holds is counted lost, and its thread closes it if its
+   * call ever returns.
+   */
+  private void closeSinks(long deadline) {
     for (SinkSlot s : sinks) {
-      try {
-        s.sink.write(view);
-        s.recordsWritten += n;
-      } catch (Throwable t) {
-        allWrote = false;
-        s.batchesFailed++;
-        s.recordsFailed += n;
-        sinkFailed(s, "write " + n + " records", true, t);
-      }
+      s.requestClose();
     }
-    if (allWrote) {
-      written += n;
-    } else {
-      failed += n;
-    }
-    if (closePhase) {
-      drainedOnClose += n;
-    }
-    batch.clear();
-  }
-
-  private void flushSinks() {
     for (SinkSlot s : sinks) {
-      try {
-        s.sink.flush();
-      } catch (Throwable t) {
-        sinkFailed(s, "flush", false, t);
+      if (!s.awaitClosed(deadline)) {
+        s.abandon();
       }
     }
   }
 
-  private void sinkFailed(SinkSlot s, String action, boolean write, Throwable t) {
-    if (!write) {
-      s.flushesFailed++;
-    }
+  void sinkFailed(SinkSlot s, String action, Throwable t) {
     String description = describe(t);
-    s.lastError = description;
     if (closePhase) {
       closeFailures.putIfAbsent(s.name, action + ": " + description);
     }
     s.log.warn("trtrace sink '{}' failed to {}: {}", s.name, action, description, t);
-    if (t instanceof VirtualMachineError
+  }
+
+  /** A sink thread met a fatal JVM error: stop the dispatcher (the worker closes the other sinks). */
+  void fatalInSink(SinkSlot s, VirtualMachineError e) {
+    LOG.error("trtrace sink '{}' raised a fatal JVM error; the dispatcher stops", s.name, e);
+    fatal = e;
+    closing = true; // before any flush future completes: later offers are refused and counted
+    closeDeadlineNanos = System.nanoTime() + closeTimeout.toNanos();
+    LockSupport.unpark(worker);
+  }
+
+  static boolean isFatal(Throwable t) {
+    return t instanceof VirtualMachineError
         && !(t instanceof StackOverflowError)
-        && !(t instanceof OutOfMemoryError)) {
-      closing = true; // before any flush future completes: later offers are refused and counted
-      throw (VirtualMachineError) t;
-    }
+        && !(t instanceof OutOfMemoryError);
   }
 
   private void reportDrops() {
@@ -509,7 +640,7 @@ final class DefaultDispatcher implements Dispatcher {
     }
   }
 
-  private static String describe(Throwable t) {
+  static String describe(Throwable t) {
     String message = t.getMessage();
     return message == null ? t.getClass().getName() : t.getClass().getName() + ": " + message;
   }
@@ -522,24 +653,15 @@ final class DefaultDispatcher implements Dispatcher {
     }
   }
 
-  /** One sink and its counters; counters are written by the worker thread only. */
-  private static final class SinkSlot {
-    final RecordSink sink;
-    final String name;
-    final RateLimitedLogger log = RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
-    volatile long recordsWritten;
-    volatile long batchesFailed;
-    volatile long recordsFailed;
-    volatile long flushesFailed;
-    volatile @Nullable String lastError;
-
-    SinkSlot(RecordSink sink) {
-      this.sink = sink;
-      this.name = sink.name();
+  /** The worker and sink threads: offers made on them (a sink that records) never wait. */
+  static final class DispatcherThread extends Thread {
+    DispatcherThread(Runnable task, String name) {
+      super(task, name);
+      setDaemon(true);
     }
+  }
 
-    SinkStats snapshot() {
-      return new SinkStats(recordsWritten, batchesFailed, recordsFailed, flushesFailed, lastError);
-    }
+  static RateLimitedLogger newSinkLog() {
+    return RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
   }
 }

@@ -13,22 +13,24 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Moves records from request threads to the sinks without slowing the requests down: a bounded
  * lock-free queue (plus a small reserve for error and slow records), one daemon worker thread
- * ({@value #THREAD_NAME}) that writes batches to every sink in turn, counted drops, periodic sink
- * flushes and a draining {@link #close(Duration)}.
+ * ({@value #THREAD_NAME}) that hands batches to every sink, each on a thread of its own with an
+ * export timeout, counted drops and losses, periodic sink flushes and a draining {@link
+ * #close(Duration)}.
  *
  * <p>The caller of {@link #offer} does no I/O, takes no lock and allocates nothing; it never waits
  * longer than the block timeout. It does not wake the worker for every record either (a wake-up is a
  * system call): the worker wakes by itself every {@link Builder#maxWriteDelay max write delay}, and
  * callers wake it early only once half a batch is waiting. A sink that throws is counted and
- * skipped for that batch; the other sinks still receive it. Sinks may record (offer) themselves: such re-entrant offers never
- * wait, they are dropped and counted when the queue is full.
+ * skipped for that batch; a sink that has not returned within the {@link Builder#exportTimeout export
+ * timeout} misses batches until it returns (counted); the other sinks still receive every batch.
+ * Sinks may record (offer) themselves: such re-entrant offers never wait, they are dropped and
+ * counted when the queue is full.
  *
  * <pre>{@code
  * Dispatcher dispatcher = Dispatcher.builder()
  *     .sink(Slf4jSink.builder().build())
  *     .queueCapacity(8192)
  *     .policy(QueueFullPolicy.BLOCK)
- *     .shutdownHook(true)
  *     .build();
  * dispatcher.offer(record, record.status().isFailure());
  * }</pre>
@@ -64,8 +66,8 @@ public interface Dispatcher extends AutoCloseable {
   /**
    * Stops accepting records, writes what is queued until {@code timeout}, then flushes and closes
    * every sink. Idempotent: later calls wait for and return the first call's report. Returns within
-   * about {@code timeout} even when a sink is stuck; such a sink is closed by the worker if it ever
-   * returns, and nothing more is written to it.
+   * about {@code timeout} even when a sink is stuck; what such a sink holds is counted as lost and
+   * reported, its thread closes it if it ever returns, and nothing more is written to it.
    *
    * @param timeout how long to wait for the queue to drain and the sinks to close; negative is zero
    */
@@ -102,8 +104,9 @@ public interface Dispatcher extends AutoCloseable {
     int batchSize = 512;
     Duration flushInterval = Duration.ofSeconds(1);
     Duration maxWriteDelay = Duration.ofMillis(20);
-    boolean shutdownHook;
+    boolean shutdownHook = true;
     Duration closeTimeout = Duration.ofSeconds(5);
+    Duration exportTimeout = Duration.ofSeconds(2);
 
     Builder() {}
 
@@ -184,10 +187,25 @@ public interface Dispatcher extends AutoCloseable {
 
     /**
      * Whether to register a JVM shutdown hook that calls {@link Dispatcher#close(Duration)} with the close
-     * timeout; default {@code false}. An explicit close removes the hook.
+     * timeout; default {@code true} (as Log4j2 does), so that a normal exit or a SIGTERM writes every
+     * accepted record within the close timeout. An explicit close removes the hook. Turn it off only
+     * when the application closes the dispatcher itself in its own shutdown sequence.
      */
     public Builder shutdownHook(boolean enabled) {
       shutdownHook = enabled;
+      return this;
+    }
+
+    /**
+     * The longest the worker waits for one sink's call ({@code write} or {@code flush}) before it
+     * gives the next batch to the other sinks without it, more than 0 and at most 1 h; default 2 s.
+     * A sink still inside a call after this misses the batches that come meanwhile (counted as
+     * {@link DispatcherStats.SinkStats#lostStuck()}) and gets batches again once it returns, so a slow
+     * or blocked sink never holds up the others for longer than this (as OpenTelemetry's {@code
+     * BatchSpanProcessor} export timeout).
+     */
+    public Builder exportTimeout(Duration timeout) {
+      exportTimeout = checkDuration("exportTimeout", timeout, true, MAX_FLUSH_INTERVAL);
       return this;
     }
 
