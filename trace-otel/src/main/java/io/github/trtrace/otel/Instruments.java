@@ -153,13 +153,13 @@ final class Instruments {
         meter.gaugeBuilder(GenAiConvention.METRIC_QUEUE_DEPTH)
             .setDescription("Records waiting in the dispatcher's queues.")
             .setUnit(GenAiConvention.UNIT_RECORDS).ofLongs().buildObserver();
-    ObservableLongMeasurement written = counter(GenAiConvention.METRIC_RECORDS_WRITTEN, "Records every sink accepted.");
+    ObservableLongMeasurement written = counter(GenAiConvention.METRIC_RECORDS_WRITTEN, "Records every sink has written (the smallest per-sink count).");
     ObservableLongMeasurement dropped =
         counter(GenAiConvention.METRIC_RECORDS_DROPPED, "Records dropped before reaching a sink, by trtrace.drop.reason.");
     ObservableLongMeasurement sampledOut =
         counter(GenAiConvention.METRIC_RECORDS_SAMPLED_OUT, "Ended traces whose record sampling did not keep.");
     ObservableLongMeasurement sinkLost =
-        counter(GenAiConvention.METRIC_SINK_RECORDS_LOST, "Records in batches a sink failed to write, by trtrace.sink.name.");
+        counter(GenAiConvention.METRIC_SINK_RECORDS_LOST, "Records a sink lost (write failed, sink stuck, or left at close), by trtrace.sink.name.");
     ObservableLongMeasurement sinkFailures =
         counter(GenAiConvention.METRIC_SINK_FAILURES, "Failed sink write, flush or close calls, by trtrace.sink.name.");
     BatchCallback callback =
@@ -214,16 +214,17 @@ final class Instruments {
     private Health(TracerStats s) {
       DispatcherStats d = s.dispatcher();
       this.queued = d.queued();
-      this.written = d.written();
+      // Written by every sink: the smallest per-sink count (a record counts once it reached each destination).
+      this.written = d.sinks().values().stream().mapToLong(DispatcherStats.SinkStats::written).min().orElse(0);
       this.droppedQueueFull = d.droppedQueueFull();
       this.droppedBlockTimeout = d.droppedBlockTimeout();
       this.droppedClosed = d.droppedClosed();
-      this.failed = s.failed();
+      this.failed = s.recordErrors();
       this.sampledOut = s.sampledOut();
       List<Sink> list = new ArrayList<>(d.sinks().size());
       for (Map.Entry<String, DispatcherStats.SinkStats> e : d.sinks().entrySet()) {
         DispatcherStats.SinkStats k = e.getValue();
-        list.add(new Sink(e.getKey(), k.recordsFailed(), k.batchesFailed() + k.flushesFailed()));
+        list.add(new Sink(e.getKey(), k.lost(), k.failures()));
       }
       this.sinks = list;
     }
