@@ -533,6 +533,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return this;
   }
 
+  private boolean linked;
+
   @Override
   public synchronized InferenceTrace traceContext(String traceId, String spanId) {
     if (isEndedMisuse("traceContext")) {
@@ -542,7 +544,12 @@ final class DefaultInferenceTrace implements InferenceTrace {
       misuse("traceContext: not a W3C trace ID (32 lowercase hex) and span ID (16 lowercase hex)");
       return this;
     }
-    record.traceId(traceId).spanId(spanId);
+    if (!linked) {
+      // The first link wins: a listener (trace-otel) links the record to its own span while the trace
+      // starts, and an HTTP filter's later link to the caller's span must not replace it.
+      linked = true;
+      record.traceId(traceId).spanId(spanId);
+    }
     return this;
   }
 

@@ -173,7 +173,9 @@ public interface InferenceTrace extends AutoCloseable {
 
   /**
    * Links the record to a distributed trace: W3C trace ID (32 lowercase hex digits) and span ID (16),
-   * not all zero; anything else is ignored and counted as misuse.
+   * not all zero; anything else is ignored and counted as misuse. The first valid link wins and later
+   * ones are ignored: a {@link TraceListener} that exports its own span (trace-otel) links the record to
+   * that span while the trace starts, and an HTTP filter's link to the caller's span comes after it.
    */
   InferenceTrace traceContext(String traceId, String spanId);
 

@@ -95,6 +95,19 @@ public interface InferenceTracer extends AutoCloseable {
     };
   }
 
+  /**
+   * Runs {@code body} under a trace started elsewhere exactly as {@link #call(String, TracedCallable)}
+   * does: makes {@code t} current, records a throwable the body throws and rethrows it unchanged, ends
+   * {@code t}. For integrations that start the trace themselves (trace-http's {@code TracedRequest}).
+   *
+   * <pre>{@code
+   * String answer = InferenceTracer.callWith(tracedRequest.startTrace(tracer, "llama-8b"), t -> generate(t));
+   * }</pre>
+   */
+  static <T, E extends Throwable> T callWith(InferenceTrace t, TracedCallable<T, E> body) throws E {
+    return traced(t, body);
+  }
+
   /** Runs {@code body} under {@code t} made current; records what it throws; ends {@code t}. */
   private static <T, E extends Throwable> T traced(InferenceTrace t, TracedCallable<T, E> body) throws E {
     TraceScope scope = t.makeCurrent();

@@ -3,10 +3,11 @@
  *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(Path.of("logs/inference.log")).build();
- * try (InferenceTrace t = tracer.start("llama-8b")) {
- *   try (var s = t.stage(Stage.INFER)) { engine.run(input); }
- *   t.outputTokens(80);
- * }
+ * String answer = tracer.call("llama-8b", t -> {           // a throwable is recorded and rethrown
+ *   String text = t.callStage(Stage.DECODE, () -> engine.generate(input, t::token));
+ *   t.output(text);
+ *   return text;
+ * });
  * }</pre>
  */
 @NullMarked

@@ -150,4 +150,22 @@ class TraceListenerTest {
       assertThat(sink.records()).hasSize(1);
     }
   }
+
+  @Test
+  void aListenersLinkWinsOverALaterLinkToTheCallersSpan() throws Exception {
+    InMemorySink sink = InMemorySink.create();
+    TraceListener linking = (trace, start) -> {
+      trace.traceContext("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"); // the listener's own span
+      return TraceListener.Handle.NOOP;
+    };
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).listener(linking).build()) {
+      tracer.run("m", "req-link-1", t ->
+          t.traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")); // e.g. an HTTP filter, later
+      tracer.flush().get();
+      assertThat(tracer.stats().misuse()).isZero();
+    }
+    InferenceRecord r = sink.findByRequestId("req-link-1").orElseThrow();
+    assertThat(r.traceId()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
+    assertThat(r.spanId()).isEqualTo("b7ad6b7169203331");
+  }
 }

@@ -2,6 +2,8 @@ package io.github.trtrace.http;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.TracedCallable;
+import io.github.trtrace.core.TracedRunnable;
 import io.github.trtrace.core.context.RequestContext;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -14,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * TracedRequest r = HttpServerTracing.request(exchange);   // or ServletTracing.request(servletRequest)
+ * String answer = r.call(tracer, "llama-8b", t -> engine.generate(t, prompt));  // failures recorded
+ * // a request whose work continues on another thread: start it here, end it there
  * InferenceTrace t = r.startTrace(tracer, "llama-8b");      // queue time starts now; trace_id linked
  * pool.submit(() -> serve(t, body));                       // pool = RequestContext.wrap(executor)
  * }</pre>
@@ -43,10 +47,32 @@ public interface TracedRequest {
    * the caller's trace: {@code trace_id} from {@code traceparent}, {@code span_id} the caller's span (the
    * span of this request that exists in the tracing backend when nothing else exports one).
    *
-   * <p>With a listener that exports its own spans (trace-otel), start the trace under the context that
-   * listener extracted instead, e.g. {@code r.context().call(() -> tracer.start(model))}: the listener sets
-   * {@code trace_id} and its own span's {@code span_id} while the trace starts, and this method would
-   * replace that span ID with the caller's.
+   * <p>With a listener that exports its own spans (trace-otel), that listener links the record to its own
+   * span while the trace starts, and the first link wins ({@link InferenceTrace#traceContext}); to make
+   * that span a child of the caller's, make the caller's extracted OpenTelemetry context current around
+   * this call (trace-otel's {@code HttpServerPropagation.extract(otel, exchange).makeCurrent()}).
+   *
+   * <p>The trace is not made current and must be ended by the caller, failures recorded before; prefer
+   * {@link #call} / {@link #run}, which do both.
    */
   InferenceTrace startTrace(InferenceTracer tracer, String modelName);
+
+  /**
+   * Traces this request around {@code body}, as {@link InferenceTracer#call(String, TracedCallable)}
+   * does (trace current for the body, a throwable recorded and rethrown unchanged, trace ended), with
+   * the trace started by {@link #startTrace}: this request's ID and the caller's trace context.
+   */
+  default <T, E extends Throwable> T call(InferenceTracer tracer, String modelName, TracedCallable<T, E> body)
+      throws E {
+    return InferenceTracer.callWith(startTrace(tracer, modelName), body);
+  }
+
+  /** {@link #call} for a body without a result. */
+  default <E extends Throwable> void run(InferenceTracer tracer, String modelName, TracedRunnable<E> body)
+      throws E {
+    InferenceTracer.callWith(startTrace(tracer, modelName), t -> {
+      body.run(t);
+      return null;
+    });
+  }
 }

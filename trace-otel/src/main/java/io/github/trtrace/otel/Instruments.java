@@ -112,9 +112,28 @@ final class Instruments {
     }
   }
 
-  /** Error types are class names or short codes; cut anything longer so a message never becomes a label. */
-  private static String errorType(String t) {
-    return t.length() <= 128 ? t : t.substring(0, 128);
+  /** Distinct error types a metric label may take; later new ones are reported as {@link #OTHER_ERROR_TYPE}. */
+  static final int MAX_ERROR_TYPES = 64;
+
+  /** The label of error types beyond {@link #MAX_ERROR_TYPES} (the conventions' fallback value). */
+  static final String OTHER_ERROR_TYPE = "_OTHER";
+
+  private final java.util.Set<String> errorTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /**
+   * Error types are class names or short codes, but {@code t.error(String)} accepts any text: cut long ones
+   * so a message never becomes a label, and bound the distinct values so the metric's cardinality stays low.
+   */
+  private String errorType(String t) {
+    String v = t.length() <= 128 ? t : t.substring(0, 128);
+    if (errorTypes.contains(v)) {
+      return v;
+    }
+    if (errorTypes.size() >= MAX_ERROR_TYPES) {
+      return OTHER_ERROR_TYPE;
+    }
+    errorTypes.add(v);
+    return v;
   }
 
   void tensorRtEvent(String kind, String severity) {

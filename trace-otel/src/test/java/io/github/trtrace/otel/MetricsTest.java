@@ -96,6 +96,22 @@ class MetricsTest {
   }
 
   @Test
+  void errorTypesOnTheDurationMetricAreBoundedSoFreeTextCannotExplodeCardinality() throws Exception {
+    int n = Instruments.MAX_ERROR_TYPES + 20;
+    for (int i = 0; i < n; i++) {
+      String type = "failure with message " + i;                  // a host passing messages as error types
+      RequestContext.with("req-card-" + i).build().call(() -> fx.tracer.call("llama-8b", t -> {
+        t.error(type);
+        return 1;
+      }));
+    }
+    List<String> labels = fx.metric(GenAiConvention.METRIC_REQUEST_DURATION).orElseThrow()
+        .getHistogramData().getPoints().stream()
+        .map(p -> p.getAttributes().get(GenAiConvention.ERROR_TYPE)).toList();
+    assertThat(labels).hasSize(Instruments.MAX_ERROR_TYPES + 1).contains(Instruments.OTHER_ERROR_TYPE);
+  }
+
+  @Test
   void tensorRtEventsAreCountedByKindAndSeverity() throws Exception {
     RequestContext.with("req-ev").build().call(() -> fx.tracer.call("llama-8b", t -> {
       t.event("tensorrt.out_of_memory", "error", "cudaMalloc failed");
