@@ -689,6 +689,17 @@ TRTRACE_EXPORT jstring JNICALL JNI_EMU(profilerInterfaceInfo)(JNIEnv* env, jclas
   return utf(env, s);
 }
 
+// "kind major.minor" of a TensorRT 11 ILogger (e.g. a JavaCPP ILogger subclass) through its versioned slots.
+TRTRACE_EXPORT jstring JNICALL JNI_EMU(loggerInterfaceInfo0)(JNIEnv* env, jclass, jlong h) {
+  nvinfer1::IVersionedInterface* v = reinterpret_cast<nvinfer1::v11::ILogger*>(h);
+  nvinfer1::InterfaceInfo info = v->getInterfaceInfo();
+  std::string s = safeString(info.kind, 256) + " " + std::to_string(info.major) + "." + std::to_string(info.minor);
+  if (v->getAPILanguage() != nvinfer1::APILanguage::kCPP) {
+    s += " (not C++)";
+  }
+  return utf(env, s);
+}
+
 // The raw getErrorDesc pointer (for checking it stays valid) and the C string at such an address.
 TRTRACE_EXPORT jlong JNICALL JNI_EMU(getErrorDescAddress)(JNIEnv*, jclass, jlong h, jint i) {
   return reinterpret_cast<jlong>(reinterpret_cast<nvinfer1::IErrorRecorder*>(h)->getErrorDesc(i));

@@ -154,6 +154,18 @@ public final class TensorRtEmulator {
     return logCalls(loggerAddress, TensorRtAbi.ofLoadedTensorRt(), severity, message, calls);
   }
 
+  /**
+   * {@code IVersionedInterface::getInterfaceInfo()} and {@code getAPILanguage()} of the TensorRT 11 {@code
+   * ILogger} at {@code loggerAddress}, as {@code "kind major.minor"}: the slots TensorRT 11 added before {@code log}.
+   */
+  public static String loggerInterfaceInfo(long loggerAddress) {
+    if (loggerAddress == 0) {
+      throw new IllegalArgumentException("null logger address");
+    }
+    NativeShim.load();
+    return loggerInterfaceInfo0(loggerAddress);
+  }
+
   /** {@link #logCalls(long, int, String, int)} through the {@code ILogger} layout of generation {@code abi}. */
   public static long logCalls(long loggerAddress, TensorRtAbi abi, int severity, String message, int calls) {
     if (loggerAddress == 0) {
@@ -170,6 +182,8 @@ public final class TensorRtEmulator {
   private static native long getErrorDescAddress(long recorder, int index);
 
   private static native String readCString0(long address);
+
+  private static native String loggerInterfaceInfo0(long logger);
 
   private static native long logCalls0(long logger, int layout, int severity, String message, int calls);
 
