@@ -4,7 +4,7 @@
 # with every jar it needs, the linux-x86_64 JavaCPP JNI parts included, into <project>/.gpu/trt-compat/app.
 # TensorRT 11.2 itself (libnvinfer.so.11), the JRE and the cuDNN stand-ins come from ../shared/gpu/stage-trt112.sh.
 # Usage: trace-tensorrt/src/gpu11/stage-app.sh [destination-project-root, default /work/main]
-# Then on the GPU host: source .gpu/trt112/env.sh &&
+# Then on the GPU host (after stashing c00..c04 of .gpu/trt112): bash .gpu/trt-compat/run11.sh, or: source .gpu/trt112/env.sh &&
 #   $JAVA --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.tensorrt.gpucheck.Trt11Check
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -45,4 +45,5 @@ rm -rf "$DEST" && mkdir -p "$DEST"
 "$JDK/bin/jar" cf "$DEST/trtrace-gpucheck11.jar" -C "$OUT/classes" .
 "$JDK/bin/jar" cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
+cp trace-tensorrt/src/gpu11/run11.sh "$DEST/../run11.sh"
 du -sh "$DEST"; ls -la "$DEST"
