@@ -142,6 +142,7 @@ public final class TracedBuilder implements AutoCloseable {
     config.setProfilingVerbosity(nvinfer.ProfilingVerbosity.kDETAILED);
     config.setProgressMonitor(monitor.asTensorRt());
     recorder.drain(); // errors of earlier calls are not this build's
+    recorder.clear(); // no TensorRT call runs now: empty TensorRT's view so each build has the full capacity
     running = monitor;
     ProgressPrinter printer = progressOut == null ? null : new ProgressPrinter(monitor, progressOut, progress);
     long t0 = System.nanoTime();
