@@ -2,6 +2,7 @@ package io.github.trtrace.tensorrt.shim;
 
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.tensorrt.global.nvinfer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The C++ interface generation (vtable layout) of a TensorRT major version, for the callbacks the native
@@ -23,6 +24,9 @@ public enum TensorRtAbi {
   V11(11);
 
   private final int major;
+
+  /** The loaded library's generation, once read (a process loads one TensorRT). */
+  private static volatile @Nullable TensorRtAbi loaded;
 
   TensorRtAbi(int major) {
     this.major = major;
@@ -58,6 +62,10 @@ public enum TensorRtAbi {
    * @throws UnsupportedOperationException for an unknown major version
    */
   public static TensorRtAbi ofLoadedTensorRt() {
+    TensorRtAbi known = loaded;
+    if (known != null) {
+      return known;
+    }
     int version;
     try {
       Loader.load(nvinfer.class);
@@ -67,6 +75,8 @@ public enum TensorRtAbi {
           + " interface layout: TensorRT does not load here (" + e + "). Pass a TensorRtAbi explicitly only if you"
           + " know which TensorRT will call the object.", e);
     }
-    return ofVersion(version);
+    known = ofVersion(version);
+    loaded = known;
+    return known;
   }
 }
