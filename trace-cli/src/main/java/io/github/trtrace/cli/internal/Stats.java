@@ -36,6 +36,8 @@ final class Stats {
     long count;
     double tokenSum;
     final Hist latency = new Hist();
+    /** Latency less queue time: what input length drives (queueing follows load, not length). */
+    final Hist compute = new Hist();
     final double[] stageSum = new double[Stages.COUNT];
 
     Bucket(long lo, long hi) {
@@ -147,6 +149,8 @@ final class Stats {
       b.count++;
       b.tokenSum += r.inputTokens;
       b.latency.record(lat);
+      double queue = r.queueMs();
+      b.compute.record(queue >= 0 && queue <= lat ? lat - queue : lat);
       for (int i = 0; i < Stages.COUNT; i++) {
         if (r.stageMs[i] >= 0) {
           b.stageSum[i] += r.stageMs[i];
@@ -243,14 +247,18 @@ final class Stats {
     return l;
   }
 
-  /** The knee of median latency against mean input tokens over buckets with {@code minCount} requests. */
+  /**
+   * The knee of median compute time (latency less {@code queue_ms}) against mean input tokens over buckets
+   * with {@code minCount} requests. Queue time is left out: it follows the load at the moment (a burst's
+   * backlog), not the input length, and would hide the knee under noise.
+   */
   Knee.Result knee(int minCount) {
     List<Bucket> used = usedBuckets(minCount);
     double[] x = new double[used.size()];
     double[] y = new double[used.size()];
     for (int i = 0; i < used.size(); i++) {
       x[i] = used.get(i).meanTokens();
-      y[i] = used.get(i).latency.percentile(50);
+      y[i] = used.get(i).compute.percentile(50);
     }
     return Knee.fit(x, y);
   }

@@ -69,17 +69,20 @@ final class StatsText {
     if (used.isEmpty()) {
       out.println("  no record has input_tokens");
     } else {
-      Table bt = new Table(">tokens", ">count", ">p50", ">p90", ">max", ">mean queue", ">p50 per token", "");
+      Table bt = new Table(">tokens", ">count", ">p50", ">p90", ">max", ">mean queue", ">p50 compute",
+          ">compute per token", "");
       for (Stats.Bucket b : used) {
         double p50 = b.latency.percentile(50);
         String range = b.hi == Long.MAX_VALUE ? b.lo + "+" : b.lo + "-" + (b.hi - 1);
         boolean aboveKnee = f.knee.found() && b.meanTokens() > f.knee.knee();
         bt.row(range, Fmt.count(b.count), Fmt.ms(p50), Fmt.ms(b.latency.percentile(90)), Fmt.ms(b.latency.max()),
-            Fmt.ms(b.stageSum[0] / b.count), String.format(java.util.Locale.ROOT, "%.3g ms", p50 / Math.max(1, b.meanTokens())),
+            Fmt.ms(b.stageSum[0] / b.count), Fmt.ms(b.compute.percentile(50)),
+            String.format(java.util.Locale.ROOT, "%.3g ms", b.compute.percentile(50) / Math.max(1, b.meanTokens())),
             b.count < kneeMinCount ? "(too few for the fit)" : aboveKnee ? "above knee" : "");
       }
       bt.print(out);
-      out.println("  " + (f.knee.found() ? "Knee: " : "") + f.knee.reason());
+      out.println("  " + (f.knee.found() ? "Knee: " : "") + f.knee.reason()
+          + " (fitted to the buckets' median compute time, latency less queue_ms)");
     }
 
     List<Stats.Slow> slow = s.slowest();
