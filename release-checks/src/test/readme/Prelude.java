@@ -1,0 +1,75 @@
+package readme;
+
+import io.github.trtrace.core.InferenceTracer;
+import java.nio.file.Path;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
+import org.slf4j.Logger;
+
+/**
+ * What the README's Java blocks use without declaring it: the reader's own objects (the request, the
+ * tokenizer, the engine, ...) and objects an earlier block made. Each block is compiled on its own as the body
+ * of a method of a subclass of this class ({@code void snippet() throws Exception}), or as its members when the
+ * block declares methods; so a block sees these names, and the types of its own {@code import} lines.
+ *
+ * <p>Add a name here when a README block needs one; keep the types the reader's (stubs), except for objects
+ * a block takes from an earlier block, which have the SDK's real types.
+ */
+abstract class Prelude {
+
+  // --- the reader's application
+
+  /** The incoming HTTP request. */
+  Request request;
+
+  /** The HTTP response being written. */
+  Response response;
+
+  /** The raw input text of the request. */
+  String prompt;
+
+  /** The input token IDs. */
+  int[] ids;
+
+  /** The reader's tokenizer. */
+  Tokenizer tokenizer;
+
+  /** The reader's inference engine (not TensorRT's). */
+  Engine engine;
+
+  /** A logger of the reader's for build logs. */
+  Logger auditLog;
+
+  /** Whether decoding produced another token. */
+  abstract boolean next();
+
+  // --- objects from earlier blocks or the reader's TensorRT set-up
+
+  /** The tracer the Quickstart builds. */
+  InferenceTracer tracer;
+
+  /** A deserialized TensorRT engine. */
+  ICudaEngine cudaEngine;
+
+  /** Device memory of the input tensor. */
+  Pointer inputPtr;
+
+  /** The build report of the baseline engine. */
+  Path baselinePath;
+
+  interface Request {
+    String header(String name);
+  }
+
+  interface Response {
+    void setHeader(String name, String value);
+  }
+
+  interface Tokenizer {
+    int[] encode(String text);
+  }
+
+  interface Engine {
+    void run(int[] ids);
+  }
+}
