@@ -86,8 +86,8 @@ public final class Quickstart {
           try {
             f = ctx.call(() -> {
               InferenceTrace trace = tracer.start(FakeModel.NAME);
-              trace.beginStage(Stage.QUEUE);
-              return workers.submit(() -> serve(model, trace, prompt, deadline));
+              InferenceTrace.StageScope queue = trace.stage(Stage.QUEUE);
+              return workers.submit(() -> serve(model, trace, queue, prompt, deadline));
             });
           } catch (Exception e) {
             throw new IllegalStateException("could not submit request " + accepted.id(), e);
@@ -121,12 +121,13 @@ public final class Quickstart {
   }
 
   /** A worker thread serves one request. Returns its latency in ms, or -1 when it failed. */
-  private static double serve(FakeModel model, InferenceTrace trace, String prompt, long deadlineNanos) {
+  private static double serve(
+      FakeModel model, InferenceTrace trace, InferenceTrace.StageScope queue, String prompt, long deadlineNanos) {
     // The catch blocks sit inside try (trace): try-with-resources closes the trace before an outer
     // catch would run, and a closed trace ignores status changes.
     try (trace) {
       try {
-        trace.endStage(Stage.QUEUE);
+        queue.close();
         trace.input(prompt);
         int[] tokens;
         try (var s = trace.stage(Stage.PREPROCESS)) {

@@ -1,5 +1,7 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.InputInspector;
 import java.time.Instant;
@@ -20,18 +22,26 @@ final class DefaultInferenceTrace implements InferenceTrace {
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
   private static final StageScope NOOP_SCOPE = () -> {};
+  private static final Stage[] NO_STAGES = new Stage[0];
 
   private final DefaultInferenceTracer tracer;
   private final String requestId;
   private final String modelName;
   private final Instant startedAt;
   private final long startNanos;
+  private final long startEpochNanos;
   private final long[] stageNanos = new long[STAGES.length];
   private final boolean[] stageSeen = new boolean[STAGES.length];
   private final InferenceRecord.Builder record;
 
-  private @Nullable Stage openStage;
-  private long openSince;
+  /** Listener handles in registration order; null without listeners; a slot is nulled when its listener fails. */
+  private TraceListener.Handle @Nullable [] handles;
+
+  /** Open stages, innermost last; only the innermost runs (since {@link #topSince}). */
+  private OpenStage[] open = new OpenStage[4];
+  private int depth;
+  private long topSince;
+
   private long firstTokenNanos = -1;
   private long firstMarkNanos = -1;
   private long lastTokenNanos = -1;
@@ -56,7 +66,30 @@ final class DefaultInferenceTrace implements InferenceTrace {
     this.modelName = modelName;
     this.startedAt = startedAt;
     this.startNanos = startNanos;
+    this.startEpochNanos = toEpochNanos(startedAt);
     this.record = InferenceRecord.builder(requestId, modelName).attributes(attributes);
+  }
+
+  /** Nanoseconds since the epoch, saturating outside the years 1677..2262. */
+  static long toEpochNanos(Instant t) {
+    try {
+      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+    } catch (ArithmeticException e) {
+      return t.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+
+  long startEpochNanos() {
+    return startEpochNanos;
+  }
+
+  /** The wall-clock time of monotonic reading {@code nanos}: the start's wall clock plus the offset. */
+  long epochNanos(long nanos) {
+    return startEpochNanos + Math.max(0, nanos - startNanos);
+  }
+
+  void handles(TraceListener.@Nullable Handle[] handles) {
+    this.handles = handles;
   }
 
   @Override
@@ -70,43 +103,209 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
+  public TraceScope makeCurrent() {
+    RequestContext current = RequestContext.current();
+    RequestContext.Scope context = null;
+    if (!requestId.equals(current.requestId()) || !modelName.equals(current.modelName())) {
+      RequestContext mine =
+          requestId.equals(current.requestId())
+              ? current.withModel(modelName)
+              : RequestContext.with(requestId).model(modelName).build();
+      context = mine.open();
+    }
+    TraceListener.Handle[] hs = handles;
+    if (hs == null) {
+      return context == null ? TraceScope.NOOP : new CurrentScope(context, null);
+    }
+    TraceScope[] scopes = new TraceScope[hs.length];
+    for (int i = 0; i < hs.length; i++) {
+      TraceListener.Handle h = hs[i];
+      if (h != null) {
+        try {
+          scopes[i] = h.makeCurrent();
+        } catch (RuntimeException | LinkageError e) {
+          listenerFailed(i, "makeCurrent", e);
+        }
+      }
+    }
+    return new CurrentScope(context, scopes);
+  }
+
+  /** The scope of {@link #makeCurrent()}: listener scopes closed in reverse, then the context. */
+  private final class CurrentScope implements TraceScope {
+    private final RequestContext.@Nullable Scope context;
+    private final @Nullable TraceScope @Nullable [] scopes;
+    private boolean closed;
+
+    CurrentScope(RequestContext.@Nullable Scope context, @Nullable TraceScope @Nullable [] scopes) {
+      this.context = context;
+      this.scopes = scopes;
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (scopes != null) {
+        for (int i = scopes.length - 1; i >= 0; i--) {
+          TraceScope s = scopes[i];
+          if (s != null) {
+            try {
+              s.close();
+            } catch (RuntimeException | LinkageError e) {
+              listenerFailed(i, "makeCurrent().close", e);
+            }
+          }
+        }
+      }
+      if (context != null) {
+        context.close();
+      }
+    }
+  }
+
+  /** One open stage; its handle. */
+  private final class OpenStage implements StageScope {
+    final Stage stage;
+    boolean closed;
+
+    OpenStage(Stage stage) {
+      this.stage = stage;
+    }
+
+    @Override
+    public void close() {
+      endStage(this);
+    }
+  }
+
+  @Override
   public StageScope stage(Stage stage) {
-    beginStage(stage);
-    return stage == null ? NOOP_SCOPE : () -> endStage(stage);
+    OpenStage opened;
+    long now;
+    synchronized (this) {
+      if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
+        return NOOP_SCOPE;
+      }
+      now = tracer.nanoClock.getAsLong();
+      if (depth > 0) {
+        pauseTop(now);
+      }
+      if (depth == open.length) {
+        open = java.util.Arrays.copyOf(open, depth * 2);
+      }
+      opened = new OpenStage(stage);
+      open[depth++] = opened;
+      topSince = now;
+      stageSeen[stage.ordinal()] = true;
+    }
+    TraceListener.Handle[] hs = handles;
+    if (hs != null) {
+      fireStage(hs, stage, epochNanos(now), true);
+    }
+    return opened;
   }
 
   @Override
-  public synchronized InferenceTrace beginStage(Stage stage) {
-    if (isEndedMisuse("beginStage") || isNullMisuse("beginStage", stage)) {
-      return this;
+  public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+    StageScope s = stage(stage);
+    try {
+      return body.call();
+    } finally {
+      s.close();
     }
-    long now = tracer.nanoClock.getAsLong();
-    closeOpenStage(now);
-    openStage = stage;
-    openSince = now;
-    return this;
   }
 
   @Override
-  public synchronized InferenceTrace endStage(Stage stage) {
-    if (isEndedMisuse("endStage") || isNullMisuse("endStage", stage)) {
-      return this;
+  public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+    StageScope s = stage(stage);
+    try {
+      body.run();
+    } finally {
+      s.close();
     }
-    if (openStage != stage) {
-      misuse("endStage(" + stage + ") while " + (openStage == null ? "no stage" : openStage) + " is open");
-      return this;
-    }
-    closeOpenStage(tracer.nanoClock.getAsLong());
-    return this;
   }
 
-  private void closeOpenStage(long now) {
-    Stage s = openStage;
-    if (s != null) {
-      stageNanos[s.ordinal()] += Math.max(0, now - openSince);
-      stageSeen[s.ordinal()] = true;
-      openStage = null;
+  /** Adds the innermost stage's running time up to {@code now}. */
+  private void pauseTop(long now) {
+    stageNanos[open[depth - 1].stage.ordinal()] += Math.max(0, now - topSince);
+    topSince = now;
+  }
+
+  private void endStage(OpenStage s) {
+    Stage[] ended;
+    long now;
+    synchronized (this) {
+      if (s.closed) {
+        return;
+      }
+      int at = depth - 1;
+      while (at >= 0 && open[at] != s) {
+        at--;
+      }
+      if (at < 0) {
+        return;
+      }
+      if (at != depth - 1) {
+        misuse("stage " + s.stage + " closed while " + open[depth - 1].stage
+            + " inside it is open (the inner stages end with it) on trace " + requestId);
+      }
+      now = tracer.nanoClock.getAsLong();
+      ended = popTo(at, now);
     }
+    fireStageEnds(ended, now);
+  }
+
+  /** Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the monitor. */
+  private Stage[] popTo(int at, long now) {
+    pauseTop(now);
+    Stage[] ended = new Stage[depth - at];
+    for (int i = depth - 1, k = 0; i >= at; i--, k++) {
+      open[i].closed = true;
+      ended[k] = open[i].stage;
+      open[i] = null;
+    }
+    depth = at;
+    return ended;
+  }
+
+  private void fireStageEnds(Stage[] ended, long now) {
+    TraceListener.Handle[] hs = handles;
+    if (hs != null && ended.length > 0) {
+      long epoch = epochNanos(now);
+      for (Stage st : ended) {
+        fireStage(hs, st, epoch, false);
+      }
+    }
+  }
+
+  private void fireStage(TraceListener.Handle[] hs, Stage stage, long epochNanos, boolean start) {
+    for (int i = 0; i < hs.length; i++) {
+      TraceListener.Handle h = hs[i];
+      if (h != null) {
+        try {
+          if (start) {
+            h.onStageStart(stage, epochNanos);
+          } else {
+            h.onStageEnd(stage, epochNanos);
+          }
+        } catch (RuntimeException | LinkageError e) {
+          listenerFailed(i, start ? "onStageStart" : "onStageEnd", e);
+        }
+      }
+    }
+  }
+
+  /** Counts and logs a listener failure and skips that listener for the rest of this trace. */
+  void listenerFailed(int index, String callback, Throwable e) {
+    TraceListener.Handle[] hs = handles;
+    String name = hs != null && hs[index] != null ? hs[index].getClass().getName() : "listener " + index;
+    if (hs != null) {
+      hs[index] = null;
+    }
+    tracer.listenerFailed(name, callback, requestId, e);
   }
 
   @Override
@@ -147,6 +346,58 @@ final class DefaultInferenceTrace implements InferenceTrace {
     if (tracer.inputDigest) {
       // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
       input = rawInput.toString();
+    }
+    return this;
+  }
+
+  @Override
+  public synchronized InferenceTrace output(CharSequence output) {
+    if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
+      record.outputFlags(OutputInspector.flags(output));
+    }
+    return this;
+  }
+
+  @Override
+  public synchronized InferenceTrace maxTokens(int count) {
+    if (!isEndedMisuse("maxTokens")) {
+      if (count < 0) {
+        misuse("maxTokens(" + count + ")");
+      } else {
+        record.maxTokens(count);
+      }
+    }
+    return this;
+  }
+
+  @Override
+  public synchronized InferenceTrace temperature(double temperature) {
+    if (!isEndedMisuse("temperature")) {
+      if (!(temperature >= 0) || Double.isInfinite(temperature)) {
+        misuse("temperature(" + temperature + ")");
+      } else {
+        record.temperature(temperature);
+      }
+    }
+    return this;
+  }
+
+  @Override
+  public synchronized InferenceTrace topP(double topP) {
+    if (!isEndedMisuse("topP")) {
+      if (!(topP >= 0 && topP <= 1)) {
+        misuse("topP(" + topP + ")");
+      } else {
+        record.topP(topP);
+      }
+    }
+    return this;
+  }
+
+  @Override
+  public synchronized InferenceTrace finishReason(String reason) {
+    if (!isEndedMisuse("finishReason") && !isNullMisuse("finishReason", reason)) {
+      record.finishReason(reason);
     }
     return this;
   }
@@ -227,16 +478,34 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public synchronized InferenceTrace event(String kind, String severity, String message) {
-    if (!isEndedMisuse("event")
-        && !isNullMisuse("event", kind)
-        && !isNullMisuse("event", severity)
-        && !isNullMisuse("event", message)) {
+  public InferenceTrace event(String kind, String severity, String message) {
+    InferenceRecord.Event added;
+    synchronized (this) {
+      if (isEndedMisuse("event")
+          || isNullMisuse("event", kind)
+          || isNullMisuse("event", severity)
+          || isNullMisuse("event", message)) {
+        return this;
+      }
       if (events == null) {
         events = new ArrayList<>(4);
       }
       double offset = (tracer.nanoClock.getAsLong() - startNanos) / 1e6;
-      events.add(new InferenceRecord.Event(kind, severity, message, Math.max(0, offset)));
+      added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
+      events.add(added);
+    }
+    TraceListener.Handle[] hs = handles;
+    if (hs != null) {
+      for (int i = 0; i < hs.length; i++) {
+        TraceListener.Handle h = hs[i];
+        if (h != null) {
+          try {
+            h.onEvent(added);
+          } catch (RuntimeException | LinkageError e) {
+            listenerFailed(i, "onEvent", e);
+          }
+        }
+      }
     }
     return this;
   }
@@ -289,14 +558,16 @@ final class DefaultInferenceTrace implements InferenceTrace {
     double latencyMs;
     Status finalStatus;
     CharSequence in;
+    Stage[] stillOpen;
+    long now;
     synchronized (this) {
       if (ended) {
         misuse("trace " + requestId + " ended twice");
         return;
       }
       ended = true;
-      long now = tracer.nanoClock.getAsLong();
-      closeOpenStage(now);
+      now = tracer.nanoClock.getAsLong();
+      stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
       latencyMs = Math.max(0, now - startNanos) / 1e6;
       for (int i = 0; i < STAGES.length; i++) {
         if (stageSeen[i]) {
@@ -318,7 +589,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
       in = input;
       input = null;
     }
-    tracer.finish(modelName, record, finalStatus, latencyMs, in);
+    fireStageEnds(stillOpen, now);
+    tracer.finish(this, record, finalStatus, latencyMs, in, handles, epochNanos(now));
   }
 
   private boolean isEndedMisuse(String call) {

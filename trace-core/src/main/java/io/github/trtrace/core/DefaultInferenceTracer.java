@@ -8,9 +8,10 @@ import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.RecordSink;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,6 +33,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   private final Dispatcher dispatcher;
   private final @Nullable GpuMetricsPoller gpuPoller;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final TraceListener[] listeners;
 
   final LongAdder started = new LongAdder();
   final LongAdder ended = new LongAdder();
@@ -40,30 +42,17 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder recordErrors = new LongAdder();
   final LongAdder misuse = new LongAdder();
 
-  DefaultInferenceTracer(InferenceTracer.Builder b) {
+  DefaultInferenceTracer(
+      InferenceTracer.Builder b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
     this.wallClock = b.wallClock;
     this.nanoClock = b.nanoClock;
-    Sampler chosen = b.sampler;
-    if (chosen == null) {
-      chosen = b.samplerBuilder != null ? b.samplerBuilder.build() : Sampler.builder().build();
-    } else if (b.samplerBuilder != null) {
-      LoggerFactory.getLogger("io.github.trtrace.tracer")
-          .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
-              InferenceTracer.Builder.ENV_SAMPLE_RATE, InferenceTracer.Builder.ENV_SLOW_MS);
-    }
-    this.sampler = chosen;
+    this.sampler = sampler;
     this.redactor = b.redactor;
     this.inputDigest = b.inputDigest;
     this.veryLongInputChars = b.veryLongInputChars;
-    if (b.customDispatcher != null) {
-      this.dispatcher = b.customDispatcher;
-    } else {
-      for (RecordSink sink : b.sinks) {
-        b.dispatcher.sink(sink);
-      }
-      this.dispatcher = b.dispatcher.build();
-    }
-    this.gpuPoller = b.gpuSource == null ? null : GpuMetricsPoller.start(b.gpuSource, b.gpuInterval);
+    this.listeners = b.listeners.toArray(new TraceListener[0]);
+    this.dispatcher = dispatcher;
+    this.gpuPoller = gpuPoller;
   }
 
   @Override
@@ -77,49 +66,104 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   @Override
-  public InferenceTrace start(String modelName, String requestId) {
+  public InferenceTrace start(String modelName, @Nullable String requestId) {
     RequestIds.Accepted accepted = RequestIds.accept(requestId);
-    DefaultInferenceTrace t =
-        begin(modelName == null ? "unknown" : modelName, accepted.id(), RequestContext.current().attributes());
-    if (accepted.rejectedValue() != null) {
-      t.attribute(RequestIds.REJECTED_ATTRIBUTE, accepted.rejectedValue());
+    RequestContext ctx = RequestContext.current();
+    Map<String, String> attributes = ctx.attributes();
+    String rejected = accepted.rejectedValue();
+    if (rejected != null) {
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.put(RequestIds.REJECTED_ATTRIBUTE, rejected);
+    } else if (attributes.containsKey(RequestIds.REJECTED_ATTRIBUTE) && !accepted.id().equals(ctx.requestId())) {
+      // the context's rejected value belongs to the request whose ID replaced it, not to this one
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.remove(RequestIds.REJECTED_ATTRIBUTE);
     }
-    return t;
+    return begin(modelName == null ? "unknown" : modelName, accepted.id(), attributes);
   }
 
   private DefaultInferenceTrace begin(String model, String id, Map<String, String> attributes) {
     started.increment();
-    return new DefaultInferenceTrace(this, id, model, attributes, wallClock.instant(), nanoClock.getAsLong());
+    DefaultInferenceTrace t =
+        new DefaultInferenceTrace(this, id, model, attributes, wallClock.instant(), nanoClock.getAsLong());
+    if (listeners.length > 0) {
+      TraceListener.Handle[] handles = new TraceListener.Handle[listeners.length];
+      t.handles(handles);
+      for (int i = 0; i < listeners.length; i++) {
+        try {
+          handles[i] =
+              Objects.requireNonNull(listeners[i].onStart(t, t.startEpochNanos()), "onStart returned null");
+        } catch (RuntimeException | LinkageError e) {
+          handles[i] = null;
+          listenerFailed(listeners[i].getClass().getName(), "onStart", id, e);
+        }
+      }
+    }
+    return t;
+  }
+
+  void listenerFailed(String listener, String callback, String requestId, Throwable e) {
+    misuse.increment();
+    LOG.warn("trtrace: listener {} failed in {} on trace {} and is skipped for it: {}",
+        listener, callback, requestId, e.toString());
   }
 
   /** Called once per trace, on the thread that ended it. */
   void finish(
-      String model, InferenceRecord.Builder record, Status status, double latencyMs, @Nullable CharSequence input) {
+      DefaultInferenceTrace trace,
+      InferenceRecord.Builder record,
+      Status status,
+      double latencyMs,
+      @Nullable CharSequence input,
+      TraceListener.Handle @Nullable [] handles,
+      long endEpochNanos) {
     ended.increment();
+    InferenceRecord built = null;
     try {
-      String reason = sampler.decide(model, status, latencyMs);
+      String reason = sampler.decide(trace.modelName(), status, latencyMs);
       if (reason == null) {
         sampledOut.increment();
-        return;
-      }
-      record.sampledReason(reason);
-      // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
-      // use the dispatcher's reserved capacity and carries the input digest when enabled.
-      boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
-      if (inputDigest && input != null && priority) {
-        record.inputDigest(redactor.digest(input));
-      }
-      if (gpuPoller != null) {
-        GpuReading g = gpuPoller.latest();
-        record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb());
-      }
-      if (dispatcher.offer(record.build(), priority)) {
-        enqueued.increment();
+        if (handles == null) {
+          return; // nobody sees a sampled-out record: do not build it
+        }
+        built = withGpu(record).build();
+      } else {
+        record.sampledReason(reason);
+        // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
+        // use the dispatcher's reserved capacity and carries the input digest when enabled.
+        boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
+        if (inputDigest && input != null && priority) {
+          record.inputDigest(redactor.digest(input));
+        }
+        built = withGpu(record).build();
+        if (dispatcher.offer(built, priority)) {
+          enqueued.increment();
+        }
       }
     } catch (RuntimeException e) {
       recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
     }
+    if (handles != null && built != null) {
+      for (int i = handles.length - 1; i >= 0; i--) {
+        TraceListener.Handle h = handles[i];
+        if (h != null) {
+          try {
+            h.onEnd(built, endEpochNanos);
+          } catch (RuntimeException | LinkageError e) {
+            trace.listenerFailed(i, "onEnd", e);
+          }
+        }
+      }
+    }
+  }
+
+  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record) {
+    if (gpuPoller != null) {
+      GpuReading g = gpuPoller.latest();
+      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb());
+    }
+    return record;
   }
 
   @Override

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
  *
  * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
- * left out of the JSON line; unknown strings are {@code null}. Field names are in {@link Fields}.
+ * left out of the JSON line; unknown strings are {@code null}. Field names, units and the sanitising
+ * every output applies are in {@link RecordConvention}.
  *
  * <pre>{@code
  * InferenceRecord r = InferenceRecord.builder("req-abc", "llama-8b")
@@ -25,35 +26,43 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InferenceRecord {
 
-  /** JSON field names of the record, in the order they are written. One place for the mapping. */
+  /**
+   * The record's field names, in the order they are written: aliases of {@link RecordConvention}'s
+   * names, which owns them (with units and sanitising).
+   */
   public static final class Fields {
-    public static final String TIMESTAMP = "timestamp";
-    public static final String REQUEST_ID = "request_id";
-    public static final String MODEL_NAME = "model_name";
-    public static final String STATUS = "status";
-    public static final String ERROR_TYPE = "error_type";
-    public static final String LATENCY_MS = "latency_ms";
-    public static final String TRACE_ID = "trace_id";
-    public static final String SPAN_ID = "span_id";
-    public static final String INPUT_TOKENS = "input_tokens";
-    public static final String OUTPUT_TOKENS = "output_tokens";
-    public static final String QUEUE_MS = "queue_ms";
-    public static final String PREPROCESS_MS = "preprocess_ms";
-    public static final String INFER_MS = "infer_ms";
-    public static final String GPU_MS = "gpu_ms";
-    public static final String DECODE_MS = "decode_ms";
-    public static final String POSTPROCESS_MS = "postprocess_ms";
-    public static final String TTFT_MS = "ttft_ms";
-    public static final String TPOT_MS = "tpot_ms";
-    public static final String GPU_UTIL = "gpu_util";
-    public static final String GPU_MEM_USED_MB = "gpu_mem_used_mb";
-    public static final String ENGINE_FINGERPRINT = "engine_fingerprint";
-    public static final String SAMPLED_REASON = "sampled_reason";
-    public static final String INPUT_FLAGS = "input_flags";
-    public static final String INPUT_DIGEST = "input_digest";
-    public static final String EVENTS = "events";
-    public static final String LAYERS = "layers";
-    public static final String ATTRIBUTES = "attributes";
+    public static final String TIMESTAMP = RecordConvention.TIMESTAMP;
+    public static final String REQUEST_ID = RecordConvention.REQUEST_ID;
+    public static final String MODEL_NAME = RecordConvention.MODEL_NAME;
+    public static final String STATUS = RecordConvention.STATUS;
+    public static final String ERROR_TYPE = RecordConvention.ERROR_TYPE;
+    public static final String LATENCY_MS = RecordConvention.LATENCY_MS;
+    public static final String TRACE_ID = RecordConvention.TRACE_ID;
+    public static final String SPAN_ID = RecordConvention.SPAN_ID;
+    public static final String INPUT_TOKENS = RecordConvention.INPUT_TOKENS;
+    public static final String OUTPUT_TOKENS = RecordConvention.OUTPUT_TOKENS;
+    public static final String MAX_TOKENS = RecordConvention.MAX_TOKENS;
+    public static final String TEMPERATURE = RecordConvention.TEMPERATURE;
+    public static final String TOP_P = RecordConvention.TOP_P;
+    public static final String FINISH_REASON = RecordConvention.FINISH_REASON;
+    public static final String QUEUE_MS = RecordConvention.QUEUE_MS;
+    public static final String PREPROCESS_MS = RecordConvention.PREPROCESS_MS;
+    public static final String INFER_MS = RecordConvention.INFER_MS;
+    public static final String GPU_MS = RecordConvention.GPU_MS;
+    public static final String DECODE_MS = RecordConvention.DECODE_MS;
+    public static final String POSTPROCESS_MS = RecordConvention.POSTPROCESS_MS;
+    public static final String TTFT_MS = RecordConvention.TTFT_MS;
+    public static final String TPOT_MS = RecordConvention.TPOT_MS;
+    public static final String GPU_UTIL = RecordConvention.GPU_UTIL;
+    public static final String GPU_MEM_USED_MB = RecordConvention.GPU_MEM_USED_MB;
+    public static final String ENGINE_FINGERPRINT = RecordConvention.ENGINE_FINGERPRINT;
+    public static final String SAMPLED_REASON = RecordConvention.SAMPLED_REASON;
+    public static final String INPUT_FLAGS = RecordConvention.INPUT_FLAGS;
+    public static final String INPUT_DIGEST = RecordConvention.INPUT_DIGEST;
+    public static final String OUTPUT_FLAGS = RecordConvention.OUTPUT_FLAGS;
+    public static final String EVENTS = RecordConvention.EVENTS;
+    public static final String LAYERS = RecordConvention.LAYERS;
+    public static final String ATTRIBUTES = RecordConvention.ATTRIBUTES;
 
     private Fields() {}
   }
@@ -97,6 +106,10 @@ public final class InferenceRecord {
   private final @Nullable String spanId;
   private final int inputTokens;
   private final int outputTokens;
+  private final int maxTokens;
+  private final double temperature;
+  private final double topP;
+  private final @Nullable String finishReason;
   private final double queueMs;
   private final double preprocessMs;
   private final double inferMs;
@@ -111,6 +124,7 @@ public final class InferenceRecord {
   private final @Nullable String sampledReason;
   private final Set<InputFlag> inputFlags;
   private final @Nullable String inputDigest;
+  private final Set<OutputFlag> outputFlags;
   private final List<Event> events;
   private final List<LayerTime> layers;
   private final Map<String, String> attributes;
@@ -126,6 +140,10 @@ public final class InferenceRecord {
     this.spanId = b.spanId;
     this.inputTokens = b.inputTokens;
     this.outputTokens = b.outputTokens;
+    this.maxTokens = b.maxTokens;
+    this.temperature = b.temperature;
+    this.topP = b.topP;
+    this.finishReason = b.finishReason;
     this.queueMs = b.queueMs;
     this.preprocessMs = b.preprocessMs;
     this.inferMs = b.inferMs;
@@ -143,6 +161,10 @@ public final class InferenceRecord {
             ? Collections.emptySet()
             : Collections.unmodifiableSet(EnumSet.copyOf(b.inputFlags));
     this.inputDigest = b.inputDigest;
+    this.outputFlags =
+        b.outputFlags.isEmpty()
+            ? Collections.emptySet()
+            : Collections.unmodifiableSet(EnumSet.copyOf(b.outputFlags));
     this.events = b.events.isEmpty() ? List.of() : List.copyOf(b.events);
     this.layers = b.layers.isEmpty() ? List.of() : List.copyOf(b.layers);
     this.attributes =
@@ -174,6 +196,14 @@ public final class InferenceRecord {
   public int inputTokens() { return inputTokens; }
   /** Output token count, or -1 when unknown. */
   public int outputTokens() { return outputTokens; }
+  /** The request's limit on generated tokens, or -1 when unknown. */
+  public int maxTokens() { return maxTokens; }
+  /** The request's sampling temperature (>= 0), or NaN when unknown. */
+  public double temperature() { return temperature; }
+  /** The request's nucleus-sampling probability (0..1), or NaN when unknown. */
+  public double topP() { return topP; }
+  /** Why generation stopped, e.g. {@code "stop"}, {@code "length"}; null when unknown. */
+  public @Nullable String finishReason() { return finishReason; }
   public double queueMs() { return queueMs; }
   public double preprocessMs() { return preprocessMs; }
   /** Host-side engine time (enqueue to sync). */
@@ -195,6 +225,8 @@ public final class InferenceRecord {
   public Set<InputFlag> inputFlags() { return inputFlags; }
   /** Redacted, truncated input excerpt; only on error/slow records and only when enabled. */
   public @Nullable String inputDigest() { return inputDigest; }
+  /** Properties of the response text that suggest garbled output; empty when none or not inspected. */
+  public Set<OutputFlag> outputFlags() { return outputFlags; }
   public List<Event> events() { return events; }
   public List<LayerTime> layers() { return layers; }
   public Map<String, String> attributes() { return attributes; }
@@ -242,6 +274,10 @@ public final class InferenceRecord {
     private @Nullable String spanId;
     private int inputTokens = -1;
     private int outputTokens = -1;
+    private int maxTokens = -1;
+    private double temperature = Double.NaN;
+    private double topP = Double.NaN;
+    private @Nullable String finishReason;
     private double queueMs = Double.NaN;
     private double preprocessMs = Double.NaN;
     private double inferMs = Double.NaN;
@@ -256,6 +292,7 @@ public final class InferenceRecord {
     private @Nullable String sampledReason;
     private final EnumSet<InputFlag> inputFlags = EnumSet.noneOf(InputFlag.class);
     private @Nullable String inputDigest;
+    private final EnumSet<OutputFlag> outputFlags = EnumSet.noneOf(OutputFlag.class);
     private final List<Event> events = new ArrayList<>(0);
     private final List<LayerTime> layers = new ArrayList<>(0);
     private final Map<String, String> attributes = new LinkedHashMap<>();
@@ -275,6 +312,10 @@ public final class InferenceRecord {
       spanId = r.spanId;
       inputTokens = r.inputTokens;
       outputTokens = r.outputTokens;
+      maxTokens = r.maxTokens;
+      temperature = r.temperature;
+      topP = r.topP;
+      finishReason = r.finishReason;
       queueMs = r.queueMs;
       preprocessMs = r.preprocessMs;
       inferMs = r.inferMs;
@@ -289,6 +330,7 @@ public final class InferenceRecord {
       sampledReason = r.sampledReason;
       inputFlags.addAll(r.inputFlags);
       inputDigest = r.inputDigest;
+      outputFlags.addAll(r.outputFlags);
       events.addAll(r.events);
       layers.addAll(r.layers);
       attributes.putAll(r.attributes);
@@ -304,6 +346,10 @@ public final class InferenceRecord {
     public Builder spanId(@Nullable String v) { spanId = v; return this; }
     public Builder inputTokens(int v) { inputTokens = v; return this; }
     public Builder outputTokens(int v) { outputTokens = v; return this; }
+    public Builder maxTokens(int v) { maxTokens = v; return this; }
+    public Builder temperature(double v) { temperature = v; return this; }
+    public Builder topP(double v) { topP = v; return this; }
+    public Builder finishReason(@Nullable String v) { finishReason = v; return this; }
     public Builder queueMs(double v) { queueMs = v; return this; }
     public Builder preprocessMs(double v) { preprocessMs = v; return this; }
     public Builder inferMs(double v) { inferMs = v; return this; }
@@ -348,6 +394,12 @@ public final class InferenceRecord {
       return this;
     }
 
+    public Builder outputFlags(Set<OutputFlag> flags) {
+      outputFlags.clear();
+      outputFlags.addAll(flags);
+      return this;
+    }
+
     public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
     public Builder addLayer(LayerTime l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
 
@@ -373,6 +425,13 @@ public final class InferenceRecord {
       }
       checkCount("input_tokens", inputTokens);
       checkCount("output_tokens", outputTokens);
+      checkCount(Fields.MAX_TOKENS, maxTokens);
+      if (temperature < 0 || Double.isInfinite(temperature)) {
+        throw new IllegalArgumentException("temperature must be a finite value >= 0: " + temperature);
+      }
+      if (topP < 0 || topP > 1) {
+        throw new IllegalArgumentException("top_p must be between 0 and 1: " + topP);
+      }
       checkDuration(Fields.LATENCY_MS, latencyMs);
       checkDuration(Fields.QUEUE_MS, queueMs);
       checkDuration(Fields.PREPROCESS_MS, preprocessMs);

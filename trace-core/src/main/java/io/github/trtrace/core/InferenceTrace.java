@@ -3,50 +3,94 @@ package io.github.trtrace.core;
 import java.util.List;
 
 /**
- * The timing and outcome of one request, from arrival to response. Obtained from {@link
- * InferenceTracer#start(String)}; ended by {@link #close()} (try-with-resources), which takes the
- * immutable {@link InferenceRecord} snapshot on the calling thread and hands it to the dispatcher.
- *
- * <p>A trace may hop threads: start it where the request is queued, time stages on the worker
- * that runs it, end it anywhere. Methods are thread-safe.
- *
- * <p>Misuse never corrupts a record and never throws: stages run one at a time (beginning a stage
- * ends the open one); a stage entered several times accumulates its time; ending a stage that is
- * not open, calls after the trace ended, ending a trace twice, null arguments, malformed trace
- * context IDs and {@code status(SUCCESS)} after a failure was recorded are ignored and counted in
- * {@link TracerStats#misuse()}. A stage still open when the trace ends is ended with it.
+ * The timing and outcome of one request, from arrival to response. Prefer {@link
+ * InferenceTracer#call(String, TracedCallable)} / {@link InferenceTracer#run(String, TracedRunnable)},
+ * which start the trace, make it current, record a thrown exception and end the trace for you:
  *
  * <pre>{@code
- * try (InferenceTrace t = tracer.start("llama-8b")) {       // queue time starts now
- *   t.input(prompt);                                        // input_flags from the raw text
- *   try (var s = t.stage(Stage.QUEUE)) { slot = pool.acquire(); }
- *   try (var s = t.stage(Stage.PREPROCESS)) { ids = tokenizer.encode(prompt); }
+ * String answer = tracer.call("llama-8b", t -> {         // queue time starts now
+ *   response.setHeader(RequestIds.HEADER, t.requestId());
+ *   t.input(prompt);                                      // input_flags from the raw text
+ *   Slot slot = t.inStage(Stage.QUEUE, pool::acquire);
+ *   int[] ids = t.inStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
  *   t.inputTokens(ids.length);
- *   try (var s = t.stage(Stage.DECODE)) {
- *     while (generating) { engine.step(); t.token(); }       // first call marks time to first token
- *   }
- * } catch (RuntimeException e) { ... }                      // t.error(e) before close records the failure
+ *   String text = t.inStage(Stage.DECODE, () -> generate(slot, ids, t));   // t.token() per token
+ *   t.output(text);
+ *   return text;
+ * });                                                     // an exception is recorded, then rethrown
  * }</pre>
+ *
+ * <h2>Ending a trace yourself</h2>
+ *
+ * A trace from {@link InferenceTracer#start(String)} is ended by {@link #close()}, which takes the
+ * immutable {@link InferenceRecord} snapshot on the calling thread and hands it to the dispatcher. With
+ * try-with-resources the trace is closed <em>before</em> any {@code catch} clause of the same {@code
+ * try} runs, so <strong>a failure must be recorded inside the {@code try} block</strong> ({@link
+ * #error(Throwable)} in a nested {@code try}); otherwise the record says {@code success} for a request
+ * that threw. Java cannot detect this; {@code call}/{@code run} cannot get it wrong.
+ *
+ * <p>{@code start} does not make the trace current on the thread (a trace may be started on one thread
+ * and worked on another): call {@link #makeCurrent()} where the request is worked on, so that {@code
+ * request_id} is in {@link io.github.trtrace.core.context.RequestContext} and the SLF4J MDC there.
+ *
+ * <h2>Stages</h2>
+ *
+ * Stages nest as a stack and record exclusive ("self") time: a stage opened while another is open
+ * pauses the outer one until it ends, so an {@code INFER} launch inside {@code DECODE} adds to {@code
+ * infer_ms} and not to {@code decode_ms}, and the stage times never add up to more than {@code
+ * latency_ms}. A stage entered several times accumulates its time. {@link #inStage(Stage,
+ * StageCallable)} times a block; {@link #stage(Stage)} returns a handle, for stages that begin and end
+ * in different places (a queue left on another thread).
+ *
+ * <h2>Threads and misuse</h2>
+ *
+ * A trace may hop threads: start it where the request is queued, time stages on the worker that runs
+ * it, end it anywhere. Methods are thread-safe. Misuse never corrupts a record and never throws: calls
+ * after the trace ended, ending a trace twice, closing a stage that is not the innermost open one
+ * (the stages opened inside it end with it), null arguments, out-of-range values, malformed trace
+ * context IDs and {@code status(SUCCESS)} after a failure was recorded are ignored and counted in
+ * {@link TracerStats#misuse()}. Stages still open when the trace ends are ended with it.
  */
 public interface InferenceTrace extends AutoCloseable {
 
-  /** The request ID written to the record. */
+  /** The request ID written to the record; return it to the caller in {@code X-Request-ID}. */
   String requestId();
 
   /** The model name written to the record. */
   String modelName();
 
   /**
-   * Begins {@code stage} now and returns a handle whose {@code close()} ends it. Ends the stage that
-   * was open, if any.
+   * Makes this trace current on the calling thread until the returned scope is closed (on this
+   * thread): its request ID (and model) in {@link io.github.trtrace.core.context.RequestContext} and
+   * the MDC key {@code request_id}, and every listener's per-trace state (e.g. the OpenTelemetry span).
+   * Use it after a thread hop; {@code call}/{@code run} do it for the body.
+   *
+   * <pre>{@code
+   * worker.submit(() -> { try (TraceScope scope = t.makeCurrent()) { log.info("decoding"); } });
+   * }</pre>
+   */
+  TraceScope makeCurrent();
+
+  /**
+   * Opens {@code stage} now and returns a handle whose {@code close()} ends it (from any thread). The
+   * stage open before, if any, pauses until this one ends. For a block of code prefer {@link
+   * #inStage(Stage, StageCallable)}: an unused handle in try-with-resources warns under
+   * {@code -Xlint:try}.
    */
   StageScope stage(Stage stage);
 
-  /** Begins {@code stage} now, ending the open stage, if any. */
-  InferenceTrace beginStage(Stage stage);
+  /**
+   * Runs {@code body} inside {@code stage} and returns its result; the stage ends however the body
+   * ends. Its exception propagates unchanged.
+   *
+   * <pre>{@code
+   * int[] ids = t.inStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
+   * }</pre>
+   */
+  <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E;
 
-  /** Ends {@code stage} now if it is the open stage; otherwise counted as misuse and ignored. */
-  InferenceTrace endStage(Stage stage);
+  /** Runs {@code body} inside {@code stage}; the stage ends however the body ends. */
+  <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E;
 
   /**
    * Marks the first output token now ({@code ttft_ms} = time since the trace started, queueing
@@ -69,9 +113,27 @@ public interface InferenceTrace extends AutoCloseable {
    */
   InferenceTrace input(CharSequence rawInput);
 
+  /**
+   * Inspects the response text for {@link OutputFlag}s now ({@code output_flags}); the text itself is
+   * not kept. A later call replaces the flags.
+   */
+  InferenceTrace output(CharSequence output);
+
   InferenceTrace inputTokens(int count);
 
   InferenceTrace outputTokens(int count);
+
+  /** The request's limit on generated tokens ({@code max_tokens}, >= 0). */
+  InferenceTrace maxTokens(int count);
+
+  /** The request's sampling temperature ({@code temperature}, finite and >= 0). */
+  InferenceTrace temperature(double temperature);
+
+  /** The request's nucleus-sampling probability ({@code top_p}, 0..1). */
+  InferenceTrace topP(double topP);
+
+  /** Why generation stopped ({@code finish_reason}), e.g. {@code "stop"}, {@code "length"}. */
+  InferenceTrace finishReason(String reason);
 
   /** Adds device time measured by the backend (e.g. CUDA events around the engine launch). */
   InferenceTrace addGpuMs(double ms);
@@ -116,13 +178,29 @@ public interface InferenceTrace extends AutoCloseable {
   /** Whether {@link #close()} was called. */
   boolean isEnded();
 
-  /** Ends the trace: snapshots the record and queues it. Idempotent; never throws. */
+  /**
+   * Ends the trace: snapshots the record and queues it. Idempotent; never throws. In
+   * try-with-resources this runs before the {@code catch} clauses: record failures inside the {@code
+   * try} block, or use {@link InferenceTracer#call(String, TracedCallable)}.
+   */
   @Override
   void close();
 
-  /** Handle of one running stage; {@code close()} ends it. */
+  /** Handle of one open stage; {@code close()} ends it (from any thread). Closing it again does nothing. */
   interface StageScope extends AutoCloseable {
     @Override
     void close();
+  }
+
+  /** A block timed by {@link #inStage(Stage, StageCallable)}. */
+  @FunctionalInterface
+  interface StageCallable<T, E extends Throwable> {
+    T call() throws E;
+  }
+
+  /** A block timed by {@link #inStage(Stage, StageRunnable)}. */
+  @FunctionalInterface
+  interface StageRunnable<E extends Throwable> {
+    void run() throws E;
   }
 }

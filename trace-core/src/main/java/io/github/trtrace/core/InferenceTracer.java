@@ -3,6 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -25,24 +28,106 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder()
- *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .jsonLinesFile(Path.of("logs/inference.log"))
+ *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .build();
- * RequestContext.with(RequestIds.accept(header).id()).run(() -> {
- *   try (InferenceTrace t = tracer.start("llama-8b")) { ... }
- * });
+ * String answer = RequestIds.accept(header).toContext().call(() ->
+ *     tracer.call("llama-8b", t -> {
+ *       response.setHeader(RequestIds.HEADER, t.requestId());
+ *       return t.inStage(Stage.DECODE, () -> engine.generate(prompt));
+ *     }));
  * }</pre>
  */
 public interface InferenceTracer extends AutoCloseable {
 
   /**
-   * Starts a trace now for {@code modelName}. The request ID comes from {@link
-   * RequestContext#current()}; without one, an ID is generated ({@code req-...}).
+   * Traces one request around {@code body} and returns its result: starts a trace for {@code
+   * modelName} (ID from the current context, else generated), makes it current for the body ({@link
+   * InferenceTrace#makeCurrent()}: {@code request_id} in the context and the MDC, listener state),
+   * records a throwable the body throws ({@link InferenceTrace#error(Throwable)}, so an explicit
+   * failure status such as {@code TIMEOUT} set by the body is kept) and rethrows it unchanged, then
+   * ends the trace. The recommended way to trace a request.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", t -> engine.generate(prompt));
+   * }</pre>
+   */
+  default <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
+    return traced(start(modelName), body);
+  }
+
+  /**
+   * {@link #call(String, TracedCallable)} with the request ID taken from {@code requestIdHeader}, the
+   * caller's {@code X-Request-ID}: used when valid, else replaced by a generated one (null too), the
+   * rejected value kept sanitized in {@code rejected_request_id}. Return {@code t.requestId()} to the
+   * caller.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+   *   response.setHeader(RequestIds.HEADER, t.requestId());
+   *   return engine.generate(prompt);
+   * });
+   * }</pre>
+   */
+  default <T, E extends Throwable> T call(
+      String modelName, @Nullable String requestIdHeader, TracedCallable<T, E> body) throws E {
+    return traced(start(modelName, requestIdHeader), body);
+  }
+
+  /**
+   * {@link #call(String, TracedCallable)} for a body without a result.
+   *
+   * <pre>{@code
+   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
+   * }</pre>
+   */
+  default <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
+    traced(start(modelName), asCallable(body));
+  }
+
+  /** {@link #call(String, String, TracedCallable)} for a body without a result. */
+  default <E extends Throwable> void run(
+      String modelName, @Nullable String requestIdHeader, TracedRunnable<E> body) throws E {
+    traced(start(modelName, requestIdHeader), asCallable(body));
+  }
+
+  private static <E extends Throwable> TracedCallable<@Nullable Void, E> asCallable(TracedRunnable<E> body) {
+    return t -> {
+      body.run(t);
+      return null;
+    };
+  }
+
+  /** Runs {@code body} under {@code t} made current; records what it throws; ends {@code t}. */
+  private static <T, E extends Throwable> T traced(InferenceTrace t, TracedCallable<T, E> body) throws E {
+    TraceScope scope = t.makeCurrent();
+    try {
+      return body.call(t);
+    } catch (Throwable e) {
+      t.error(e);
+      throw e;
+    } finally {
+      scope.close();
+      t.close();
+    }
+  }
+
+  /**
+   * Starts a trace now for {@code modelName}, for requests whose start and end are not in one block.
+   * The request ID comes from {@link RequestContext#current()}; without one, an ID is generated
+   * ({@code req-...}). The trace is not made current: call {@link InferenceTrace#makeCurrent()} where
+   * the request is worked on, and record failures before {@link InferenceTrace#close()} (see {@link
+   * InferenceTrace}). Prefer {@link #call(String, TracedCallable)}.
    */
   InferenceTrace start(String modelName);
 
-  /** Starts a trace now with an explicit request ID (validated like an {@code X-Request-ID}). */
-  InferenceTrace start(String modelName, String requestId);
+  /**
+   * Starts a trace now with an explicit request ID (validated like an {@code X-Request-ID}: an
+   * invalid or null one is replaced by a generated one, an invalid one kept in {@code
+   * rejected_request_id}). A {@code rejected_request_id} of the current context is not carried over
+   * when the ID differs from the context's.
+   */
+  InferenceTrace start(String modelName, @Nullable String requestId);
 
   /** A snapshot of the counters. */
   TracerStats stats();
@@ -75,6 +160,8 @@ public interface InferenceTracer extends AutoCloseable {
     public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
 
     final List<RecordSink> sinks = new ArrayList<>();
+    final List<LogFile> logFiles = new ArrayList<>();
+    final List<TraceListener> listeners = new ArrayList<>();
     final Dispatcher.Builder dispatcher = Dispatcher.builder();
     Sampler.@Nullable Builder samplerBuilder;
     @Nullable Sampler sampler;
@@ -86,6 +173,7 @@ public interface InferenceTracer extends AutoCloseable {
     Clock wallClock = Clock.systemUTC();
     LongSupplier nanoClock = System::nanoTime;
     @Nullable Dispatcher customDispatcher;
+    private boolean built;
 
     Builder() {}
 
@@ -96,16 +184,35 @@ public interface InferenceTracer extends AutoCloseable {
     }
 
     /**
-     * Adds a {@link JsonLinesFileSink} at {@code path} with default options (opens the file now).
+     * Adds a {@link JsonLinesFileSink} at {@code path} with default options. Nothing is opened here:
+     * {@link #build()} opens the file (creating its directories) after every setting was validated.
+     * The same file named twice, here or by {@code TRTRACE_LOG_PATH}, in any spelling (relative,
+     * {@code ..}, a symbolic link), is one sink.
      *
-     * @throws java.io.UncheckedIOException when the file cannot be created or opened
+     * @throws IllegalArgumentException if {@code path} names no file (a root)
      */
     public Builder jsonLinesFile(Path path) {
-      try {
-        return sink(JsonLinesFileSink.builder(path).build());
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException("cannot open trace log " + path + ": " + e.getMessage(), e);
+      return logFile(path, "jsonLinesFile(" + path + ")");
+    }
+
+    Builder logFile(Path path, String origin) {
+      Objects.requireNonNull(path, "path");
+      if (path.getFileName() == null) {
+        throw new IllegalArgumentException(origin + ": the path must name a file, not a root");
       }
+      logFiles.add(new LogFile(path, origin));
+      return this;
+    }
+
+    /**
+     * Adds a listener that sees every trace's lifecycle as it happens (e.g. the OpenTelemetry module's
+     * span listener). Several are allowed: started in the order added, ended in reverse. A listener that
+     * throws is counted in {@link TracerStats#misuse()}, logged and skipped for that trace; the request
+     * is never affected. Listeners also see records the sampler did not keep.
+     */
+    public Builder listener(TraceListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
     }
 
     /**
@@ -141,10 +248,21 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
-    /** Polls {@code source} every {@code interval} on a background thread (default 500 ms). */
+    /**
+     * Polls {@code source} every {@code interval} on a background thread, started by {@link #build()}.
+     *
+     * @throws IllegalArgumentException if {@code interval} is shorter than {@link
+     *     GpuMetricsPoller#MIN_INTERVAL}
+     */
     public Builder gpuMetrics(GpuMetricsSource source, Duration interval) {
-      this.gpuSource = Objects.requireNonNull(source, "source");
-      this.gpuInterval = Objects.requireNonNull(interval, "interval");
+      Objects.requireNonNull(source, "source");
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(GpuMetricsPoller.MIN_INTERVAL) < 0) {
+        throw new IllegalArgumentException(
+            "GPU metrics interval must be at least " + GpuMetricsPoller.MIN_INTERVAL.toMillis() + " ms: " + interval);
+      }
+      this.gpuSource = source;
+      this.gpuInterval = interval;
       return this;
     }
 
@@ -191,7 +309,11 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
-    /** Uses a dispatcher you built yourself (its sinks); the queue options above are then ignored. */
+    /**
+     * Uses a dispatcher you built yourself, with its own sinks; the queue options above are then
+     * ignored. Combining it with {@link #sink}, {@link #jsonLinesFile} or {@code TRTRACE_LOG_PATH}
+     * makes {@link #build()} fail: add those sinks to your dispatcher instead.
+     */
     public Builder dispatcher(Dispatcher dispatcher) {
       this.customDispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
       return this;
@@ -231,17 +353,78 @@ public interface InferenceTracer extends AutoCloseable {
     }
 
     /**
-     * Builds the tracer and starts its dispatcher (and GPU poller when configured).
+     * Validates every setting, then opens the log files, starts the dispatcher and the GPU poller,
+     * and returns the tracer. When opening something fails, what was already opened is closed again.
      *
-     * @throws IllegalStateException when neither a sink nor a dispatcher was configured
+     * @throws IllegalStateException when no sink is configured, sinks are combined with {@link
+     *     #dispatcher(Dispatcher)}, or {@code build()} was called before
+     * @throws IllegalArgumentException when two sinks have the same name
+     * @throws java.io.UncheckedIOException when a log file cannot be created or opened
      */
     public InferenceTracer build() {
-      if (customDispatcher == null && sinks.isEmpty()) {
+      if (customDispatcher != null && (!sinks.isEmpty() || !logFiles.isEmpty())) {
+        List<String> given = new ArrayList<>();
+        sinks.forEach(s -> given.add("sink(" + s.name() + ")"));
+        logFiles.forEach(f -> given.add(f.origin()));
+        throw new IllegalStateException(
+            "dispatcher(...) was given, so records go to that dispatcher's sinks only; " + given
+                + " would be silently ignored: add them to your Dispatcher.builder() instead");
+      }
+      if (customDispatcher == null && sinks.isEmpty() && logFiles.isEmpty()) {
         throw new IllegalStateException(
             "no sink configured: call sink(...), jsonLinesFile(...) or fromEnvironment() with "
                 + ENV_LOG_PATH);
       }
-      return new DefaultInferenceTracer(this);
+      if (built) {
+        throw new IllegalStateException("build() was already called: a builder builds one tracer");
+      }
+      Sampler chosen = chooseSampler();
+      List<LogFile> files = LogFile.distinct(logFiles);
+      Set<String> names = new HashSet<>();
+      for (RecordSink sink : sinks) {
+        String name = sink.name();
+        if (name == null || name.isBlank()) {
+          throw new IllegalArgumentException("sink name must not be blank: " + sink);
+        }
+        if (!names.add(name)) {
+          throw new IllegalArgumentException(
+              "duplicate sink name '" + name + "': names identify sinks in stats, give each a unique one");
+        }
+      }
+      built = true;
+      Dispatcher.Builder db = dispatcher;
+      sinks.forEach(db::sink);
+      List<RecordSink> opened = new ArrayList<>();
+      Dispatcher d = null;
+      try {
+        for (LogFile f : files) {
+          RecordSink sink = f.open();
+          opened.add(sink);
+          db.sink(sink);
+        }
+        d = customDispatcher != null ? customDispatcher : db.build();
+        GpuMetricsPoller poller = gpuSource == null ? null : GpuMetricsPoller.start(gpuSource, gpuInterval);
+        return new DefaultInferenceTracer(this, chosen, d, poller);
+      } catch (RuntimeException | Error e) {
+        if (d != null && d != customDispatcher) {
+          d.close();
+        } else {
+          LogFile.closeAll(opened, e);
+        }
+        throw e;
+      }
+    }
+
+    private Sampler chooseSampler() {
+      if (sampler == null) {
+        return samplerBuilder != null ? samplerBuilder.build() : Sampler.builder().build();
+      }
+      if (samplerBuilder != null) {
+        org.slf4j.LoggerFactory.getLogger("io.github.trtrace.tracer")
+            .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
+                ENV_SAMPLE_RATE, ENV_SLOW_MS);
+      }
+      return sampler;
     }
   }
 }

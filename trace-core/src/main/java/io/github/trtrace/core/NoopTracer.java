@@ -3,6 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /** The disabled path: accepts everything, records nothing, allocates nothing per request. */
 final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrace.StageScope {
@@ -13,19 +14,29 @@ final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrac
   private NoopTracer() {}
 
   @Override public InferenceTrace start(String modelName) { return this; }
-  @Override public InferenceTrace start(String modelName, String requestId) { return this; }
+  @Override public InferenceTrace start(String modelName, @Nullable String requestId) { return this; }
   @Override public TracerStats stats() { return new TracerStats(0, 0, 0, 0, 0, 0, EMPTY); }
   @Override public CompletableFuture<Void> flush() { return CompletableFuture.completedFuture(null); }
   @Override public String requestId() { return ""; }
   @Override public String modelName() { return ""; }
+  @Override public TraceScope makeCurrent() { return TraceScope.NOOP; }
   @Override public StageScope stage(Stage stage) { return this; }
-  @Override public InferenceTrace beginStage(Stage stage) { return this; }
-  @Override public InferenceTrace endStage(Stage stage) { return this; }
+  @Override public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+    return body.call();
+  }
+  @Override public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+    body.run();
+  }
   @Override public InferenceTrace firstToken() { return this; }
   @Override public InferenceTrace token() { return this; }
   @Override public InferenceTrace input(CharSequence rawInput) { return this; }
   @Override public InferenceTrace inputTokens(int count) { return this; }
   @Override public InferenceTrace outputTokens(int count) { return this; }
+  @Override public InferenceTrace output(CharSequence output) { return this; }
+  @Override public InferenceTrace maxTokens(int count) { return this; }
+  @Override public InferenceTrace temperature(double temperature) { return this; }
+  @Override public InferenceTrace topP(double topP) { return this; }
+  @Override public InferenceTrace finishReason(String reason) { return this; }
   @Override public InferenceTrace addGpuMs(double ms) { return this; }
   @Override public InferenceTrace engineFingerprint(String fingerprint) { return this; }
   @Override public InferenceTrace status(Status status) { return this; }

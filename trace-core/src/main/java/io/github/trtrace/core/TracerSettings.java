@@ -1,7 +1,6 @@
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
-import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +46,7 @@ final class TracerSettings {
 
   /**
    * Validates every setting first and only then applies them, so an invalid value never leaves a
-   * half-configured builder with an open log file behind; the file sink is opened last.
+   * half-configured builder; nothing is opened here (the builder opens the log file in build()).
    */
   static void apply(InferenceTracer.Builder b, Lookup lookup) {
     String pathValue = value(lookup, LOG_PATH);
@@ -120,12 +119,10 @@ final class TracerSettings {
       b.inputDigest(Boolean.parseBoolean(digest));
     }
     if (path != null) {
-      try {
-        b.jsonLinesFile(path);
-      } catch (UncheckedIOException e) {
-        throw new UncheckedIOException(
-            LOG_PATH + "=" + pathValue + ": " + e.getMessage(), e.getCause());
+      if (path.getFileName() == null) {
+        throw invalid(LOG_PATH, pathValue, "must name a file, not a root");
       }
+      b.logFile(path, LOG_PATH + "=" + pathValue);
     }
   }
 

@@ -103,6 +103,22 @@ class InferenceTracerTest {
   }
 
   @Test
+  void requestParametersFinishReasonAndOutputFlagsReachTheRecordAndBadValuesAreMisuse() {
+    try (InferenceTrace t = tracer.start("m", "req-params")) {
+      t.maxTokens(256).temperature(0.7).topP(0.9).finishReason("length");
+      t.output("caf\uFFFD " + "loop ".repeat(10));
+      t.maxTokens(-1).temperature(Double.NaN).temperature(-0.1).topP(1.5).finishReason(null); // 5 ignored
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.maxTokens()).isEqualTo(256);
+    assertThat(r.temperature()).isEqualTo(0.7);
+    assertThat(r.topP()).isEqualTo(0.9);
+    assertThat(r.finishReason()).isEqualTo("length");
+    assertThat(r.outputFlags()).containsExactlyInAnyOrder(OutputFlag.REPLACEMENT_CHAR, OutputFlag.REPETITION);
+    assertThat(tracer.stats().misuse()).isEqualTo(5);
+  }
+
+  @Test
   void requestIdAndAttributesComeFromTheCurrentContext() {
     RequestContext.with("api-from-header").attribute("tenant", "acme").run(() -> {
       try (InferenceTrace t = tracer.start("m")) {
@@ -164,25 +180,25 @@ class InferenceTracerTest {
   }
 
   @Test
-  void stagesOutOfOrderNeverCorruptTheRecord() {
+  void closingAnOuterStageFirstEndsTheInnerOnesAndNeverCorruptsTheRecord() {
     try (InferenceTrace t = tracer.start("m", "req-order")) {
-      t.endStage(Stage.INFER); // never begun: ignored
-      t.beginStage(Stage.DECODE);
+      InferenceTrace.StageScope decode = t.stage(Stage.DECODE);
       advanceMs(2);
-      t.beginStage(Stage.PREPROCESS); // implicitly ends DECODE
+      InferenceTrace.StageScope pre = t.stage(Stage.PREPROCESS); // nested: DECODE pauses
       advanceMs(3);
-      t.endStage(Stage.DECODE); // not open: ignored
-      advanceMs(1);
-      t.beginStage(Stage.DECODE); // re-entered: accumulates
+      decode.close(); // not the innermost: misuse, PREPROCESS ends with it
+      advanceMs(1); // outside every stage
+      pre.close(); // already ended with DECODE: nothing
+      decode.close(); // again: nothing
+      t.stage(Stage.DECODE); // re-entered: accumulates; left open, ended with the trace
       advanceMs(4);
-      // left open: ended with the trace
     }
     InferenceRecord r = onlyRecord();
     assertThat(r.decodeMs()).isEqualTo(6.0);
-    assertThat(r.preprocessMs()).isEqualTo(4.0);
+    assertThat(r.preprocessMs()).isEqualTo(3.0);
     assertThat(r.inferMs()).isNaN();
     assertThat(r.latencyMs()).isEqualTo(10.0);
-    assertThat(tracer.stats().misuse()).isEqualTo(2);
+    assertThat(tracer.stats().misuse()).isEqualTo(1);
   }
 
   @Test
@@ -190,10 +206,10 @@ class InferenceTracerTest {
     ExecutorService worker = Executors.newSingleThreadExecutor();
     try {
       InferenceTrace t = tracer.start("m", "req-hop");
-      t.beginStage(Stage.QUEUE);
+      InferenceTrace.StageScope queue = t.stage(Stage.QUEUE);
       advanceMs(7);
       worker.submit(() -> {
-        t.endStage(Stage.QUEUE);
+        queue.close();
         try (var s = t.stage(Stage.INFER)) {
           advanceMs(11);
           t.outputTokens(3);
@@ -251,7 +267,8 @@ class InferenceTracerTest {
     InferenceRecord.LayerTime layer = new InferenceRecord.LayerTime("attn", 1.5, 2);
     try (InferenceTrace t = tracer.start("m", "req-nulls")) {
       t.stage(null).close();                                   // 1: begin(null); the scope is a no-op
-      t.beginStage(null).endStage(null);                       // 2, 3
+      t.inStage(null, () -> {});                               // 2: the body runs untimed
+      t.output(null);                                          // 3
       t.input(null).status(null).engineFingerprint(null);      // 4, 5, 6
       t.attribute(null, "v").attribute("k", null);             // 7, 8
       t.event("kind", null, "message");                        // 9

@@ -2,18 +2,15 @@ package io.github.trtrace.core.sink;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceRecord.Event;
-import io.github.trtrace.core.InferenceRecord.Fields;
 import io.github.trtrace.core.InferenceRecord.LayerTime;
-import io.github.trtrace.core.InputFlag;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Status;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -21,9 +18,10 @@ import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * Writes each record as one SLF4J event with one key-value pair per record field, so the host's
- * logging backend (Logback, Log4j2, ...) and its structured encoder decide the format. Field names
- * are those of {@link Fields}; unknown values are left out; input flags, events and layers are lists
- * of compact strings; user attributes are keys {@code attributes.<key>}. The message reads
+ * logging backend (Logback, Log4j2, ...) and its structured encoder decide the format. Field names,
+ * order and sanitising are those of {@link RecordConvention}, as in the JSON Lines file; flags are
+ * lists of names, events and layers lists of compact strings, user attributes keys {@code
+ * attributes.<key>}. The message reads
  * {@code inference request_id=... status=... latency_ms=...} for plain-text layouts.
  *
  * <p>The level depends on the record's status: {@code INFO} for success and {@code WARN} for the
@@ -40,9 +38,6 @@ public final class Slf4jSink implements RecordSink {
 
   /** Default logger name. */
   public static final String DEFAULT_LOGGER_NAME = "io.github.trtrace.records";
-
-  private static final DateTimeFormatter TIMESTAMP =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private final Logger logger;
   private final String name;
@@ -80,58 +75,71 @@ public final class Slf4jSink implements RecordSink {
   }
 
   private static void log(LoggingEventBuilder e, InferenceRecord r) {
-    e.addKeyValue(Fields.TIMESTAMP, TIMESTAMP.format(r.timestamp()));
-    e.addKeyValue(Fields.REQUEST_ID, r.requestId());
-    e.addKeyValue(Fields.MODEL_NAME, r.modelName());
-    e.addKeyValue(Fields.STATUS, r.status().wireName());
-    text(e, Fields.ERROR_TYPE, r.errorType());
-    decimal(e, Fields.LATENCY_MS, r.latencyMs());
-    text(e, Fields.TRACE_ID, r.traceId());
-    text(e, Fields.SPAN_ID, r.spanId());
-    count(e, Fields.INPUT_TOKENS, r.inputTokens());
-    count(e, Fields.OUTPUT_TOKENS, r.outputTokens());
-    decimal(e, Fields.QUEUE_MS, r.queueMs());
-    decimal(e, Fields.PREPROCESS_MS, r.preprocessMs());
-    decimal(e, Fields.INFER_MS, r.inferMs());
-    decimal(e, Fields.GPU_MS, r.gpuMs());
-    decimal(e, Fields.DECODE_MS, r.decodeMs());
-    decimal(e, Fields.POSTPROCESS_MS, r.postprocessMs());
-    decimal(e, Fields.TTFT_MS, r.ttftMs());
-    decimal(e, Fields.TPOT_MS, r.tpotMs());
-    decimal(e, Fields.GPU_UTIL, r.gpuUtil());
-    decimal(e, Fields.GPU_MEM_USED_MB, r.gpuMemUsedMb());
-    text(e, Fields.ENGINE_FINGERPRINT, r.engineFingerprint());
-    text(e, Fields.SAMPLED_REASON, r.sampledReason());
-    if (!r.inputFlags().isEmpty()) {
-      List<String> flags = new ArrayList<>(r.inputFlags().size());
-      for (InputFlag f : r.inputFlags()) {
-        flags.add(f.wireName());
-      }
-      e.addKeyValue(Fields.INPUT_FLAGS, flags);
-    }
-    text(e, Fields.INPUT_DIGEST, r.inputDigest());
-    if (!r.events().isEmpty()) {
-      List<String> events = new ArrayList<>(r.events().size());
-      for (Event ev : r.events()) {
-        events.add(compact(ev));
-      }
-      e.addKeyValue(Fields.EVENTS, events);
-    }
-    if (!r.layers().isEmpty()) {
-      List<String> layers = new ArrayList<>(r.layers().size());
-      for (LayerTime l : r.layers()) {
-        layers.add(l.name() + '=' + l.ms() + "ms/" + l.invocations());
-      }
-      e.addKeyValue(Fields.LAYERS, layers);
-    }
-    for (Map.Entry<String, String> a : r.attributes().entrySet()) {
-      e.addKeyValue(Fields.ATTRIBUTES + '.' + a.getKey(), a.getValue());
-    }
+    RecordConvention.visit(r, new KeyValues(e));
     e.log("inference request_id={} status={} latency_ms={}", r.requestId(), r.status().wireName(), r.latencyMs());
   }
 
+  /** The convention's fields as SLF4J key-value pairs. */
+  private static final class KeyValues implements RecordConvention.FieldVisitor {
+    private final LoggingEventBuilder e;
+
+    KeyValues(LoggingEventBuilder e) {
+      this.e = e;
+    }
+
+    @Override
+    public void timestamp(String name, Instant value) {
+      e.addKeyValue(name, RecordConvention.formatTimestamp(value));
+    }
+
+    @Override
+    public void text(String name, String value) {
+      e.addKeyValue(name, value);
+    }
+
+    @Override
+    public void count(String name, long value) {
+      e.addKeyValue(name, value);
+    }
+
+    @Override
+    public void number(String name, double value) {
+      e.addKeyValue(name, value);
+    }
+
+    @Override
+    public void flags(String name, List<String> values) {
+      e.addKeyValue(name, values);
+    }
+
+    @Override
+    public void events(String name, List<Event> events) {
+      List<String> compact = new ArrayList<>(events.size());
+      for (Event ev : events) {
+        compact.add(compact(ev));
+      }
+      e.addKeyValue(name, compact);
+    }
+
+    @Override
+    public void layers(String name, List<LayerTime> layers) {
+      List<String> compact = new ArrayList<>(layers.size());
+      for (LayerTime l : layers) {
+        compact.add(compact(l));
+      }
+      e.addKeyValue(name, compact);
+    }
+
+    @Override
+    public void attributes(String name, Map<String, String> attributes) {
+      for (Map.Entry<String, String> a : attributes.entrySet()) {
+        e.addKeyValue(name + '.' + a.getKey(), a.getValue());
+      }
+    }
+  }
+
   /** {@code "warning tensorrt.oom @12.5ms: message"}; the offset only when known. */
-  private static String compact(Event ev) {
+  static String compact(Event ev) {
     StringBuilder sb = new StringBuilder(ev.severity().length() + ev.kind().length() + ev.message().length() + 16);
     sb.append(ev.severity()).append(' ').append(ev.kind());
     if (!Double.isNaN(ev.offsetMs())) {
@@ -140,22 +148,10 @@ public final class Slf4jSink implements RecordSink {
     return sb.append(": ").append(ev.message()).toString();
   }
 
-  private static void text(LoggingEventBuilder e, String key, @Nullable String value) {
-    if (value != null) {
-      e.addKeyValue(key, value);
-    }
-  }
-
-  private static void count(LoggingEventBuilder e, String key, int value) {
-    if (value >= 0) {
-      e.addKeyValue(key, value);
-    }
-  }
-
-  private static void decimal(LoggingEventBuilder e, String key, double value) {
-    if (!Double.isNaN(value)) {
-      e.addKeyValue(key, value);
-    }
+  /** {@code "attn.0=1.5ms/80"}; unknown time or count as {@code ?}. */
+  static String compact(LayerTime l) {
+    return l.name() + '=' + (Double.isNaN(l.ms()) ? "?" : String.valueOf(l.ms())) + "ms/"
+        + (l.invocations() < 0 ? "?" : String.valueOf(l.invocations()));
   }
 
   /** SLF4J has nothing to flush: the backend owns its buffers. */

@@ -8,6 +8,7 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InputFlag;
+import io.github.trtrace.core.OutputFlag;
 import io.github.trtrace.core.Status;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,6 +37,10 @@ public final class RecordFixtures {
         .spanId("00f067aa0ba902b7")
         .inputTokens(12)
         .outputTokens(80)
+        .maxTokens(256)
+        .temperature(0.7)
+        .topP(0.95)
+        .finishReason("length")
         .queueMs(1.25)
         .preprocessMs(0.5)
         .inferMs(30.1234)
@@ -50,6 +55,7 @@ public final class RecordFixtures {
         .sampledReason("error")
         .inputFlags(EnumSet.of(InputFlag.BIDI_CONTROL, InputFlag.ZERO_WIDTH))
         .inputDigest("Translate: hello")
+        .outputFlags(EnumSet.of(OutputFlag.REPLACEMENT_CHAR, OutputFlag.REPETITION))
         .addEvent(new InferenceRecord.Event("tensorrt.out_of_memory", "error", "OOM on enqueue", 30.5))
         .addEvent(new InferenceRecord.Event("tensorrt.warning", "warning", "no offset", Double.NaN))
         .addLayer(new InferenceRecord.LayerTime("attn.0", 1.5, 80))
@@ -73,6 +79,7 @@ public final class RecordFixtures {
         .spanId(text)
         .engineFingerprint(text)
         .sampledReason(text)
+        .finishReason(text)
         .inputDigest(text)
         .addEvent(new InferenceRecord.Event(text, text, text, 1.0))
         .addLayer(new InferenceRecord.LayerTime(text, 1.0, 1))

@@ -34,11 +34,12 @@ class RecordJsonTest {
         .containsExactly(
             Fields.TIMESTAMP, Fields.REQUEST_ID, Fields.MODEL_NAME, Fields.STATUS,
             Fields.ERROR_TYPE, Fields.LATENCY_MS, Fields.TRACE_ID, Fields.SPAN_ID,
-            Fields.INPUT_TOKENS, Fields.OUTPUT_TOKENS, Fields.QUEUE_MS, Fields.PREPROCESS_MS,
+            Fields.INPUT_TOKENS, Fields.OUTPUT_TOKENS, Fields.MAX_TOKENS, Fields.TEMPERATURE,
+            Fields.TOP_P, Fields.FINISH_REASON, Fields.QUEUE_MS, Fields.PREPROCESS_MS,
             Fields.INFER_MS, Fields.GPU_MS, Fields.DECODE_MS, Fields.POSTPROCESS_MS,
             Fields.TTFT_MS, Fields.TPOT_MS, Fields.GPU_UTIL, Fields.GPU_MEM_USED_MB,
             Fields.ENGINE_FINGERPRINT, Fields.SAMPLED_REASON, Fields.INPUT_FLAGS,
-            Fields.INPUT_DIGEST, Fields.EVENTS, Fields.LAYERS, Fields.ATTRIBUTES);
+            Fields.INPUT_DIGEST, Fields.OUTPUT_FLAGS, Fields.EVENTS, Fields.LAYERS, Fields.ATTRIBUTES);
   }
 
   @Test
@@ -49,11 +50,13 @@ class RecordJsonTest {
                 + "\"model_name\":\"llama-3-8b-instruct\",\"status\":\"error\","
                 + "\"error_type\":\"tensorrt.out_of_memory\",\"latency_ms\":41.7,"
                 + "\"trace_id\":\"4bf92f3577b34da6a3ce929d0e0e4736\",\"span_id\":\"00f067aa0ba902b7\","
-                + "\"input_tokens\":12,\"output_tokens\":80,\"queue_ms\":1.25,\"preprocess_ms\":0.5,"
+                + "\"input_tokens\":12,\"output_tokens\":80,\"max_tokens\":256,\"temperature\":0.7,"
+                + "\"top_p\":0.95,\"finish_reason\":\"length\",\"queue_ms\":1.25,\"preprocess_ms\":0.5,"
                 + "\"infer_ms\":30.123,\"gpu_ms\":29.0,\"decode_ms\":5.5,\"postprocess_ms\":0.001,"
                 + "\"ttft_ms\":12.0,\"tpot_ms\":0.333,\"gpu_util\":87.5,\"gpu_mem_used_mb\":40960.0,"
                 + "\"engine_fingerprint\":\"sha256:abc123\",\"sampled_reason\":\"error\","
                 + "\"input_flags\":[\"bidi_control\",\"zero_width\"],\"input_digest\":\"Translate: hello\","
+                + "\"output_flags\":[\"replacement_char\",\"repetition\"],"
                 + "\"events\":[{\"kind\":\"tensorrt.out_of_memory\",\"severity\":\"error\","
                 + "\"message\":\"OOM on enqueue\",\"offset_ms\":30.5},"
                 + "{\"kind\":\"tensorrt.warning\",\"severity\":\"warning\",\"message\":\"no offset\"}],"

@@ -79,13 +79,14 @@ final class TracedExecution<C> implements AutoCloseable {
       boolean threw = false;
       try {
         slot.profiling(profile);
-        trace.beginStage(Stage.INFER);
+        // nested: inside an open DECODE stage, DECODE pauses and this launch adds to infer_ms
+        InferenceTrace.StageScope infer = trace.stage(Stage.INFER);
         try {
           binder.bind(slot.context());
           ok = slot.launch();
           slot.synchronize();
         } finally {
-          trace.endStage(Stage.INFER);
+          infer.close();
         }
         double gpu = slot.gpuMs();
         if (ok && !Double.isNaN(gpu)) {

@@ -1,0 +1,151 @@
+package io.github.trtrace.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.trtrace.core.sink.InMemorySink;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/** Stages nest with exclusive time: their sum never exceeds the latency. */
+class StageNestingTest {
+  private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+  private final Clock wall = Clock.fixed(Instant.parse("2026-11-30T08:00:00Z"), ZoneOffset.UTC);
+
+  private void advanceMs(long ms) {
+    nanos.addAndGet(ms * 1_000_000);
+  }
+
+  private static double stageSum(InferenceRecord r) {
+    double sum = 0;
+    for (Stage s : Stage.values()) {
+      double ms = r.stageMs(s);
+      if (!Double.isNaN(ms)) {
+        sum += ms;
+      }
+    }
+    return sum;
+  }
+
+  /** What {@code TracedExecution.infer} does for each launch: its own INFER stage, from a handle. */
+  private void launch(InferenceTrace t, long hostMs) {
+    InferenceTrace.StageScope infer = t.stage(Stage.INFER);
+    try {
+      advanceMs(hostMs);
+    } finally {
+      infer.close();
+    }
+  }
+
+  @Test
+  void theDemosPatternPutsEveryMillisecondInExactlyOneStage() {
+    InMemorySink sink = InMemorySink.create();
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+      String text = tracer.call("m", t -> {
+        t.inStage(Stage.QUEUE, () -> advanceMs(4));
+        t.inStage(Stage.PREPROCESS, () -> advanceMs(2));
+        launch(t, 10); // prefill
+        return t.inStage(Stage.DECODE, () -> {
+          StringBuilder out = new StringBuilder();
+          for (int i = 0; i < 5; i++) {
+            launch(t, 3); // one engine launch per token, inside DECODE
+            advanceMs(1); // sampling and detokenising
+            t.token();
+            out.append('x');
+          }
+          return t.inStage(Stage.POSTPROCESS, () -> {
+            advanceMs(2);
+            return out.toString();
+          });
+        });
+      });
+      assertThat(text).isEqualTo("xxxxx");
+      tracer.flush().join();
+      InferenceRecord r = sink.records().get(0);
+      assertThat(r.queueMs()).isEqualTo(4.0);
+      assertThat(r.preprocessMs()).isEqualTo(2.0);
+      assertThat(r.inferMs()).as("prefill + 5 launches").isEqualTo(25.0);
+      assertThat(r.decodeMs()).as("DECODE kept running between launches").isEqualTo(5.0);
+      assertThat(r.postprocessMs()).isEqualTo(2.0);
+      assertThat(r.latencyMs()).isEqualTo(38.0);
+      assertThat(stageSum(r)).as("no wall time outside every stage").isEqualTo(r.latencyMs());
+      assertThat(tracer.stats().misuse()).as("nesting is not misuse").isZero();
+    }
+  }
+
+  @Test
+  void listenersSeeNestedStagesOpenAndCloseAsAStack() {
+    List<String> seen = new ArrayList<>();
+    TraceListener listener = (trace, start) -> new TraceListener.Handle() {
+      @Override
+      public void onStageStart(Stage stage, long epochNanos) {
+        seen.add("+" + stage + "@" + (epochNanos - start) / 1_000_000);
+      }
+
+      @Override
+      public void onStageEnd(Stage stage, long epochNanos) {
+        seen.add("-" + stage + "@" + (epochNanos - start) / 1_000_000);
+      }
+    };
+    try (InferenceTracer tracer =
+        InferenceTracer.builder().sink(InMemorySink.create()).listener(listener).clocks(wall, nanos::get).build()) {
+      tracer.run("m", t -> t.inStage(Stage.DECODE, () -> {
+        advanceMs(1);
+        launch(t, 2);
+        advanceMs(1);
+        t.stage(Stage.POSTPROCESS); // left open: ended with the trace, innermost first
+        advanceMs(1);
+      }));
+    }
+    assertThat(seen).containsExactly(
+        "+DECODE@0", "+INFER@1", "-INFER@3", "+POSTPROCESS@4", "-POSTPROCESS@5", "-DECODE@5");
+  }
+
+  /** One step of a random stage program: open a stage, close a handle (maybe not the innermost), or wait. */
+  record Step(int kind, int stage, int handle, int ms) {}
+
+  @Provide
+  Arbitrary<List<Step>> programs() {
+    Arbitrary<Step> step =
+        net.jqwik.api.Combinators.combine(
+                Arbitraries.integers().between(0, 2),
+                Arbitraries.integers().between(0, Stage.values().length - 1),
+                Arbitraries.integers().between(0, 7),
+                Arbitraries.integers().between(0, 9))
+            .as(Step::new);
+    return step.list().ofMaxSize(40);
+  }
+
+  @Property(tries = 300)
+  void stageTimesNeverAddUpToMoreThanTheLatency(@ForAll("programs") List<Step> program) {
+    InMemorySink sink = InMemorySink.create();
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+      try (InferenceTrace t = tracer.start("m", "req-prop")) {
+        List<InferenceTrace.StageScope> handles = new ArrayList<>();
+        for (Step s : program) {
+          switch (s.kind()) {
+            case 0 -> handles.add(t.stage(Stage.values()[s.stage()]));
+            case 1 -> {
+              if (!handles.isEmpty()) {
+                handles.get(s.handle() % handles.size()).close();
+              }
+            }
+            default -> advanceMs(s.ms());
+          }
+        }
+      }
+      tracer.flush().join();
+      InferenceRecord r = sink.records().get(0);
+      assertThat(stageSum(r)).isLessThanOrEqualTo(r.latencyMs() + 1e-9);
+    }
+  }
+}

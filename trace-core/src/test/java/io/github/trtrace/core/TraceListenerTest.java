@@ -1,0 +1,153 @@
+package io.github.trtrace.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.trtrace.core.sampling.Sampler;
+import io.github.trtrace.core.sink.InMemorySink;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class TraceListenerTest {
+  private static final Instant START = Instant.parse("2026-11-30T08:00:00.123456Z");
+  private static final long START_EPOCH_NANOS = START.getEpochSecond() * 1_000_000_000L + START.getNano();
+  private final AtomicLong nanos = new AtomicLong(7_000_000_000L);
+  private final Clock wall = Clock.fixed(START, ZoneOffset.UTC);
+  private final List<String> calls = new CopyOnWriteArrayList<>();
+
+  /** Records every callback as "name:callback[:detail]". */
+  private TraceListener recording(String name) {
+    return (trace, startEpochNanos) -> {
+      calls.add(name + ":start:" + trace.requestId() + ":" + (startEpochNanos - START_EPOCH_NANOS));
+      return new TraceListener.Handle() {
+        @Override
+        public TraceScope makeCurrent() {
+          calls.add(name + ":current");
+          return () -> calls.add(name + ":restore");
+        }
+
+        @Override
+        public void onStageStart(Stage stage, long epochNanos) {
+          calls.add(name + ":+" + stage);
+        }
+
+        @Override
+        public void onStageEnd(Stage stage, long epochNanos) {
+          calls.add(name + ":-" + stage);
+        }
+
+        @Override
+        public void onEvent(InferenceRecord.Event event) {
+          calls.add(name + ":event:" + event.kind());
+        }
+
+        @Override
+        public void onEnd(InferenceRecord record, long endEpochNanos) {
+          calls.add(name + ":end:" + record.sampledReason() + ":" + (endEpochNanos - START_EPOCH_NANOS) / 1_000_000);
+        }
+      };
+    };
+  }
+
+  private InferenceTracer.Builder builder() {
+    return InferenceTracer.builder().sink(InMemorySink.create()).clocks(wall, nanos::get);
+  }
+
+  @Test
+  void listenersStartInOrderEndInReverseAndSeeStagesEventsAndScopes() {
+    try (InferenceTracer tracer = builder().listener(recording("a")).listener(recording("b")).build()) {
+      tracer.run("m", t -> {
+        t.inStage(Stage.PREPROCESS, () -> nanos.addAndGet(2_000_000));
+        t.event("tensorrt.warning", "warning", "slow kernel");
+        nanos.addAndGet(3_000_000);
+      });
+    }
+    String id = calls.get(0).split(":")[2];
+    assertThat(calls).containsExactly(
+        "a:start:" + id + ":0", "b:start:" + id + ":0",
+        "a:current", "b:current",
+        "a:+PREPROCESS", "b:+PREPROCESS", "a:-PREPROCESS", "b:-PREPROCESS",
+        "a:event:tensorrt.warning", "b:event:tensorrt.warning",
+        "b:restore", "a:restore",
+        "b:end:sampled:5", "a:end:sampled:5");
+  }
+
+  @Test
+  void aSampledOutRecordReachesListenersWithoutASampledReasonAndNoSink() {
+    InMemorySink sink = InMemorySink.create();
+    List<InferenceRecord> ended = new ArrayList<>();
+    TraceListener l = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        ended.add(record);
+      }
+    };
+    try (InferenceTracer tracer = InferenceTracer.builder()
+        .sink(sink).listener(l).sampler(Sampler.builder().rate(0.0).build()).clocks(wall, nanos::get).build()) {
+      tracer.run("m", t -> t.outputTokens(3));
+      tracer.flush().join();
+      assertThat(sink.records()).isEmpty();
+      assertThat(tracer.stats().sampledOut()).isEqualTo(1);
+    }
+    assertThat(ended).singleElement().satisfies(r -> {
+      assertThat(r.sampledReason()).isNull();
+      assertThat(r.outputTokens()).isEqualTo(3);
+      assertThat(r.timestamp()).isEqualTo(START);
+    });
+  }
+
+  @Test
+  void aThrowingListenerIsCountedSkippedForThatTraceAndNeverBreaksTheRequest() {
+    InMemorySink sink = InMemorySink.create();
+    TraceListener failsOnStage = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onStageStart(Stage stage, long epochNanos) {
+        throw new IllegalStateException("listener bug");
+      }
+
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        calls.add("broken:end");
+      }
+    };
+    TraceListener failsOnStart = (t, s) -> {
+      throw new IllegalStateException("cannot start");
+    };
+    TraceListener returnsNull = (t, s) -> null;
+    try (InferenceTracer tracer = InferenceTracer.builder()
+        .sink(sink).listener(failsOnStage).listener(failsOnStart).listener(returnsNull)
+        .listener(recording("ok")).clocks(wall, nanos::get).build()) {
+      String answer = tracer.call("m", t -> {
+        t.inStage(Stage.DECODE, () -> {});
+        t.inStage(Stage.DECODE, () -> {});
+        return "fine";
+      });
+      assertThat(answer).isEqualTo("fine");
+      tracer.flush().join();
+      assertThat(sink.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(Status.SUCCESS));
+      assertThat(tracer.stats().misuse()).as("one failure each, then skipped").isEqualTo(3);
+    }
+    assertThat(calls).doesNotContain("broken:end");
+    assertThat(calls).filteredOn(c -> c.startsWith("ok:")).hasSize(8);
+  }
+
+  @Test
+  void withoutListenersNothingChanges() {
+    InMemorySink sink = InMemorySink.create();
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+      try (InferenceTrace t = tracer.start("m", "req-plain")) {
+        TraceScope scope = t.makeCurrent();
+        assertThat(org.slf4j.MDC.get("request_id")).isEqualTo("req-plain");
+        scope.close();
+        assertThat(org.slf4j.MDC.get("request_id")).isNull();
+      }
+      tracer.flush().join();
+      assertThat(sink.records()).hasSize(1);
+    }
+  }
+}
