@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.gpu.GpuMetricsPoller;
+import io.github.trtrace.core.internal.GpuMetricsPoller;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;

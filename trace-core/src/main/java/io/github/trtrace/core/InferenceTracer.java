@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
-import io.github.trtrace.core.gpu.GpuMetricsPoller;
+import io.github.trtrace.core.internal.GpuMetricsPoller;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;

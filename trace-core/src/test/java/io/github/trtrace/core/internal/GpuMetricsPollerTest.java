@@ -1,5 +1,7 @@
-package io.github.trtrace.core.gpu;
+package io.github.trtrace.core.internal;
 
+import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
