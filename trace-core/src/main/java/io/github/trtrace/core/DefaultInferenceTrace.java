@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.redact.InputInspector;
+import io.github.trtrace.core.internal.InputInspector;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
