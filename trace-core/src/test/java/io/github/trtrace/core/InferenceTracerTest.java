@@ -7,7 +7,7 @@ import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,12 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
 class InferenceTracerTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Clock wall = Clock.fixed(Instant.parse("2026-11-30T08:00:00.123456Z"), ZoneOffset.UTC);
-  private InMemorySink sink;
+  private CapturingSink sink;
   private InferenceTracer tracer;
 
   @BeforeEach
   void setUp() {
-    sink = InMemorySink.create();
+    sink = CapturingSink.create();
     tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
   }
 

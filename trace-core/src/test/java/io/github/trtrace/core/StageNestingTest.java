@@ -2,7 +2,7 @@ package io.github.trtrace.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -48,7 +48,7 @@ class StageNestingTest {
 
   @Test
   void theDemosPatternPutsEveryMillisecondInExactlyOneStage() {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       String text = tracer.call("m", t -> {
         t.inStage(Stage.QUEUE, () -> advanceMs(4));
@@ -97,7 +97,7 @@ class StageNestingTest {
       }
     };
     try (InferenceTracer tracer =
-        InferenceTracer.builder().sink(InMemorySink.create()).listener(listener).clocks(wall, nanos::get).build()) {
+        InferenceTracer.builder().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
       tracer.run("m", t -> t.inStage(Stage.DECODE, () -> {
         advanceMs(1);
         launch(t, 2);
@@ -127,7 +127,7 @@ class StageNestingTest {
 
   @Property(tries = 300)
   void stageTimesNeverAddUpToMoreThanTheLatency(@ForAll("programs") List<Step> program) {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-prop")) {
         List<InferenceTrace.StageScope> handles = new ArrayList<>();
