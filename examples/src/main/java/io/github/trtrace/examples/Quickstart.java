@@ -86,7 +86,7 @@ public final class Quickstart {
           try {
             f = ctx.call(() -> {
               InferenceTrace trace = tracer.start(FakeModel.NAME);
-              InferenceTrace.StageScope queue = trace.stage(Stage.QUEUE);
+              InferenceTrace.StageTimer queue = trace.stage(Stage.QUEUE);
               return workers.submit(() -> serve(model, trace, queue, prompt, deadline));
             });
           } catch (Exception e) {
@@ -122,7 +122,7 @@ public final class Quickstart {
 
   /** A worker thread serves one request. Returns its latency in ms, or -1 when it failed. */
   private static double serve(
-      FakeModel model, InferenceTrace trace, InferenceTrace.StageScope queue, String prompt, long deadlineNanos) {
+      FakeModel model, InferenceTrace trace, InferenceTrace.StageTimer queue, String prompt, long deadlineNanos) {
     // The catch blocks sit inside try (trace): try-with-resources closes the trace before an outer
     // catch would run, and a closed trace ignores status changes.
     try (trace) {

@@ -21,7 +21,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
-  private static final StageScope NOOP_SCOPE = () -> {};
+  private static final StageTimer NOOP_TIMER = () -> {};
   private static final Stage[] NO_STAGES = new Stage[0];
 
   private final DefaultInferenceTracer tracer;
@@ -167,7 +167,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   /** One open stage; its handle. */
-  private final class OpenStage implements StageScope {
+  private final class OpenStage implements StageTimer {
     final Stage stage;
     boolean closed;
 
@@ -182,12 +182,12 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public StageScope stage(Stage stage) {
+  public StageTimer stage(Stage stage) {
     OpenStage opened;
     long now;
     synchronized (this) {
       if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
-        return NOOP_SCOPE;
+        return NOOP_TIMER;
       }
       now = tracer.nanoClock.getAsLong();
       if (depth > 0) {
@@ -210,7 +210,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
-    StageScope s = stage(stage);
+    StageTimer s = stage(stage);
     try {
       return body.call();
     } finally {
@@ -220,7 +220,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
-    StageScope s = stage(stage);
+    StageTimer s = stage(stage);
     try {
       body.run();
     } finally {

@@ -182,9 +182,9 @@ class InferenceTracerTest {
   @Test
   void closingAnOuterStageFirstEndsTheInnerOnesAndNeverCorruptsTheRecord() {
     try (InferenceTrace t = tracer.start("m", "req-order")) {
-      InferenceTrace.StageScope decode = t.stage(Stage.DECODE);
+      InferenceTrace.StageTimer decode = t.stage(Stage.DECODE);
       advanceMs(2);
-      InferenceTrace.StageScope pre = t.stage(Stage.PREPROCESS); // nested: DECODE pauses
+      InferenceTrace.StageTimer pre = t.stage(Stage.PREPROCESS); // nested: DECODE pauses
       advanceMs(3);
       decode.close(); // not the innermost: misuse, PREPROCESS ends with it
       advanceMs(1); // outside every stage
@@ -206,7 +206,7 @@ class InferenceTracerTest {
     ExecutorService worker = Executors.newSingleThreadExecutor();
     try {
       InferenceTrace t = tracer.start("m", "req-hop");
-      InferenceTrace.StageScope queue = t.stage(Stage.QUEUE);
+      InferenceTrace.StageTimer queue = t.stage(Stage.QUEUE);
       advanceMs(7);
       worker.submit(() -> {
         queue.close();

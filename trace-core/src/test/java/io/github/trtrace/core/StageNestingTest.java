@@ -38,7 +38,7 @@ class StageNestingTest {
 
   /** What {@code TracedExecution.infer} does for each launch: its own INFER stage, from a handle. */
   private void launch(InferenceTrace t, long hostMs) {
-    InferenceTrace.StageScope infer = t.stage(Stage.INFER);
+    InferenceTrace.StageTimer infer = t.stage(Stage.INFER);
     try {
       advanceMs(hostMs);
     } finally {
@@ -130,7 +130,7 @@ class StageNestingTest {
     CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-prop")) {
-        List<InferenceTrace.StageScope> handles = new ArrayList<>();
+        List<InferenceTrace.StageTimer> handles = new ArrayList<>();
         for (Step s : program) {
           switch (s.kind()) {
             case 0 -> handles.add(t.stage(Stage.values()[s.stage()]));

@@ -80,7 +80,7 @@ final class TracedExecution<C> implements AutoCloseable {
       try {
         slot.profiling(profile);
         // nested: inside an open DECODE stage, DECODE pauses and this launch adds to infer_ms
-        InferenceTrace.StageScope infer = trace.stage(Stage.INFER);
+        InferenceTrace.StageTimer infer = trace.stage(Stage.INFER);
         try {
           binder.bind(slot.context());
           ok = slot.launch();
