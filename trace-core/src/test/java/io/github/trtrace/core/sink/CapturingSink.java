@@ -23,7 +23,7 @@ public final class CapturingSink implements RecordSink {
 
   @Override
   public String name() {
-    return "capture";
+    return "memory";
   }
 
   @Override
