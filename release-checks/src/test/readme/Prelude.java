@@ -58,7 +58,7 @@ abstract class Prelude {
   Path baselinePath;
 
   interface Request {
-    String header(String name);
+    String getHeader(String name);
   }
 
   interface Response {
@@ -71,5 +71,8 @@ abstract class Prelude {
 
   interface Engine {
     void run(int[] ids);
+
+    /** Generates the answer, calling {@code onToken} once per generated token. */
+    String generate(int[] ids, Runnable onToken);
   }
 }
