@@ -5,17 +5,16 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.sink.JsonLinesFileSink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -24,8 +23,9 @@ import java.util.concurrent.TimeoutException;
  * multiplying matrices whose size follows the input length, a token-by-token decode loop) on a
  * worker pool, and writes one JSON line per request to {@code logs/inference.log}.
  *
- * <p>Requests arrive with an {@code X-Request-ID} header (some valid, some hostile), queue for a
- * worker, and a few fail or time out — so the log has something to find.
+ * <p>Requests arrive with an {@code X-Request-ID} header (some valid, some hostile), each on its own
+ * connection thread traced with the callback form ({@code tracer.call}), queue for one of the
+ * model's slots, and a few fail or time out — so the log has something to find.
  */
 public final class Quickstart {
 
@@ -61,105 +61,117 @@ public final class Quickstart {
     }
     Files.deleteIfExists(log); // one run, one file: every line comes from this run
     FakeModel model = new FakeModel();
-    List<String> ids = new ArrayList<>();
-    String slowest = null;
-    double slowestMs = -1;
-    String failed = null;
+    Semaphore slots = new Semaphore(MODEL_SLOTS);
+    List<Response> responses = new ArrayList<>();
     TracerStats stats;
     try (InferenceTracer tracer =
-        InferenceTracer.builder()
-            .sink(JsonLinesFileSink.builder(log).build())
-            .inputDigest(true)
-            .build()) {
-      ExecutorService workers = RequestContext.wrap(Executors.newFixedThreadPool(4));
-      List<Future<Double>> futures = new ArrayList<>();
+        InferenceTracer.builder().jsonLinesFile(log).inputDigest(true).build()) {
+      // One thread per connection, as a servlet container has; the model serves MODEL_SLOTS at a time.
+      ExecutorService connections = Executors.newFixedThreadPool(CONNECTIONS);
+      List<Future<Response>> futures = new ArrayList<>();
       try {
         for (int i = 0; i < requests; i++) {
           String header = Prompts.header(i);
-          RequestIds.Accepted accepted = RequestIds.accept(header);
           String prompt = Prompts.prompt(i);
-          // A rejected header value stays on the context, and from there on the record, as an attribute.
-          RequestContext ctx = accepted.toContext().model(FakeModel.NAME).build();
-          // The gateway thread: accept the request, start its trace (queue time starts now), hand it on.
           long deadline = Prompts.deadline(i).toNanos();
-          Future<Double> f;
-          try {
-            f = ctx.call(() -> {
-              InferenceTrace trace = tracer.start(FakeModel.NAME);
-              InferenceTrace.StageTimer queue = trace.stage(Stage.QUEUE);
-              return workers.submit(() -> serve(model, trace, queue, prompt, deadline));
-            });
-          } catch (Exception e) {
-            throw new IllegalStateException("could not submit request " + accepted.id(), e);
-          }
-          ids.add(accepted.id());
-          futures.add(f);
+          futures.add(connections.submit(() -> handle(tracer, model, slots, header, prompt, deadline)));
         }
-        for (int i = 0; i < futures.size(); i++) {
-          double ms;
+        for (Future<Response> f : futures) {
           try {
-            ms = futures.get(i).get(60, TimeUnit.SECONDS);
-          } catch (Exception e) {
-            ms = -1;
-          }
-          if (ms < 0 && failed == null) {
-            failed = ids.get(i);
-          }
-          if (ms > slowestMs) {
-            slowestMs = ms;
-            slowest = ids.get(i);
+            responses.add(f.get(60, TimeUnit.SECONDS));
+          } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("a request did not complete", e);
           }
         }
       } finally {
-        workers.shutdown();
-        workers.awaitTermination(30, TimeUnit.SECONDS);
+        connections.shutdown();
+        connections.awaitTermination(30, TimeUnit.SECONDS);
       }
       tracer.flush().orTimeout(30, TimeUnit.SECONDS).join();
       stats = tracer.stats();
     }
-    return new Result(log, ids, slowest, failed == null ? ids.get(0) : failed, stats);
-  }
-
-  /** A worker thread serves one request. Returns its latency in ms, or -1 when it failed. */
-  private static double serve(
-      FakeModel model, InferenceTrace trace, InferenceTrace.StageTimer queue, String prompt, long deadlineNanos) {
-    // The catch blocks sit inside try (trace): try-with-resources closes the trace before an outer
-    // catch would run, and a closed trace ignores status changes.
-    try (trace) {
-      try {
-        queue.close();
-        trace.input(prompt);
-        int[] tokens;
-        try (var s = trace.stage(Stage.PREPROCESS)) {
-          tokens = model.tokenize(prompt);
-        }
-        trace.inputTokens(tokens.length);
-        try (var s = trace.stage(Stage.INFER)) {
-          model.prefill(tokens);
-        }
-        try (var s = trace.stage(Stage.DECODE)) {
-          int budget = 8 + tokens.length % 24;
-          for (int i = 0; i < budget; i++) {
-            model.decodeStep(tokens.length, i);
-            trace.token();
-            if (trace.elapsedNanos() > deadlineNanos) {
-              throw new TimeoutException("decode budget exceeded");
-            }
-          }
-        }
-        try (var s = trace.stage(Stage.POSTPROCESS)) {
-          if (prompt.contains("\u0000")) {
-            throw new IllegalArgumentException("NUL byte in prompt");
-          }
-        }
-        return trace.elapsedNanos() / 1e6;
-      } catch (TimeoutException e) {
-        trace.status(Status.TIMEOUT).error(e);
-        return -1;
-      } catch (RuntimeException e) {
-        trace.error(e);
-        return -1;
+    List<String> ids = new ArrayList<>();
+    Response slowest = responses.get(0);
+    String failed = null;
+    for (Response r : responses) {
+      ids.add(r.requestId);
+      if (r.latencyMs > slowest.latencyMs) {
+        slowest = r;
+      }
+      if (r.latencyMs < 0 && failed == null) {
+        failed = r.requestId;
       }
     }
+    return new Result(log, ids, slowest.requestId, failed == null ? ids.get(0) : failed, stats);
+  }
+
+  private static final int MODEL_SLOTS = 4;
+  private static final int CONNECTIONS = 16;
+
+  /** What the service answers: the request ID goes back in {@code X-Request-ID}. */
+  private static final class Response {
+    String requestId = "";
+    double latencyMs = -1;
+  }
+
+  /**
+   * One connection thread serves one request: the README's Quickstart. {@code tracer.call} records
+   * whatever the body throws (a TIMEOUT status set before is kept) and rethrows it.
+   */
+  private static Response handle(
+      InferenceTracer tracer, FakeModel model, Semaphore slots, String header, String prompt, long deadlineNanos) {
+    Response response = new Response();
+    try {
+      response.latencyMs = tracer.call(FakeModel.NAME, header, t -> {
+        response.requestId = t.requestId(); // response.setHeader(RequestIds.HEADER, t.requestId())
+        // every step sits in a stage, so the stage times add up to latency_ms
+        t.runStage(Stage.QUEUE, slots::acquire); // waits for a model slot
+        try {
+          int[] tokens = t.callStage(Stage.PREPROCESS, () -> {
+            t.input(prompt); // input_flags
+            return model.tokenize(prompt);
+          });
+          int budget = 8 + tokens.length % 24;
+          t.inputTokens(tokens.length).maxTokens(budget).temperature(0.0);
+          t.callStage(Stage.INFER, () -> model.prefill(tokens));
+          String text = t.callStage(Stage.DECODE, () -> decode(model, t, tokens.length, budget, deadlineNanos));
+          t.runStage(Stage.POSTPROCESS, () -> {
+            if (prompt.contains("\u0000")) {
+              throw new IllegalArgumentException("NUL byte in prompt");
+            }
+            t.output(text).finishReason("length"); // output_flags
+          });
+          return t.elapsedNanos() / 1e6;
+        } finally {
+          slots.release();
+        }
+      });
+    } catch (Exception e) { // the body throws InterruptedException, TimeoutException and runtime ones
+      // already on the record (error_type, status); a server would answer 504 or 500 here
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return response;
+  }
+
+  /**
+   * The decode loop: one engine launch per token, timed as a nested INFER stage (as {@code
+   * TracedEngine} does), so decode_ms holds only the time between launches.
+   */
+  private static String decode(FakeModel model, InferenceTrace t, int inputLength, int budget, long deadlineNanos)
+      throws TimeoutException {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < budget; i++) {
+      int step = i;
+      float logit = t.callStage(Stage.INFER, () -> model.decodeStep(inputLength, step));
+      t.token();
+      text.append("tok").append(Math.floorMod(Float.floatToIntBits(logit), 1000)).append(' ');
+      if (t.elapsedNanos() > deadlineNanos) {
+        t.status(Status.TIMEOUT);
+        throw new TimeoutException("decode budget exceeded");
+      }
+    }
+    return text.toString();
   }
 }

@@ -48,7 +48,7 @@ class QuickstartTest {
           .as(id)
           .isEqualTo(1);
     }
-    assertThat(lines.stream().filter(l -> l.contains(result.slowest()))).hasSize(1);
+    assertThat(lines.stream().filter(l -> l.contains("\"request_id\":\"" + result.slowest() + "\""))).hasSize(1);
     assertThat(records).anySatisfy(r -> assertThat(r.get("status").asText()).isEqualTo("timeout"));
     assertThat(records).anySatisfy(r -> assertThat(r.get("status").asText()).isEqualTo("error"));
     assertThat(records)

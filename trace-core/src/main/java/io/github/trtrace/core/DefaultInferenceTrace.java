@@ -13,9 +13,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request's mutable timing state. Every method holds the trace's monitor: a trace is touched by
- * one thread at a time in practice (it hops threads with the request), so the lock is uncontended
- * and costs a few nanoseconds, while any accidental concurrent use stays consistent.
+ * One request's mutable timing state. Every method changes it holding the trace's monitor: a trace
+ * is touched by one thread at a time in practice (it hops threads with the request), so the lock is
+ * uncontended and costs a few nanoseconds, while any accidental concurrent use stays consistent.
+ * Listener callbacks run after the monitor is released.
+ *
+ * <p>Stages: {@link #open} is a stack of open stages; only the innermost accumulates time (since
+ * {@link #topSince}), so opening a stage pauses the one below and closing it resumes that one.
  */
 final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =
@@ -53,6 +57,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable String input;
   private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
+  /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
+  io.github.trtrace.core.internal.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
       DefaultInferenceTracer tracer,
@@ -209,7 +215,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+  public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
     StageTimer s = stage(stage);
     try {
       return body.call();
@@ -219,7 +225,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+  public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
     StageTimer s = stage(stage);
     try {
       body.run();
@@ -258,13 +264,18 @@ final class DefaultInferenceTrace implements InferenceTrace {
     fireStageEnds(ended, now);
   }
 
-  /** Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the monitor. */
+  /**
+   * Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the
+   * monitor. Returns the ended stages, innermost first, for the listeners (none without listeners).
+   */
   private Stage[] popTo(int at, long now) {
     pauseTop(now);
-    Stage[] ended = new Stage[depth - at];
+    Stage[] ended = handles == null ? NO_STAGES : new Stage[depth - at];
     for (int i = depth - 1, k = 0; i >= at; i--, k++) {
       open[i].closed = true;
-      ended[k] = open[i].stage;
+      if (ended.length > 0) {
+        ended[k] = open[i].stage;
+      }
       open[i] = null;
     }
     depth = at;

@@ -5,6 +5,7 @@ import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.GpuMetricsPoller;
+import io.github.trtrace.core.internal.GpuUsage;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
@@ -86,6 +87,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
     started.increment();
     DefaultInferenceTrace t =
         new DefaultInferenceTrace(this, id, model, attributes, wallClock.instant(), nanoClock.getAsLong());
+    if (gpuPoller != null) {
+      t.gpuMark = gpuPoller.mark();
+    }
     if (listeners.length > 0) {
       TraceListener.Handle[] handles = new TraceListener.Handle[listeners.length];
       t.handles(handles);
@@ -126,7 +130,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         if (handles == null) {
           return; // nobody sees a sampled-out record: do not build it
         }
-        built = withGpu(record).build();
+        built = withGpu(record, trace).build();
       } else {
         record.sampledReason(reason);
         // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
@@ -135,7 +139,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         if (inputDigest && input != null && priority) {
           record.inputDigest(redactor.digest(input));
         }
-        built = withGpu(record).build();
+        built = withGpu(record, trace).build();
         if (dispatcher.offer(built, priority)) {
           enqueued.increment();
         }
@@ -158,10 +162,15 @@ final class DefaultInferenceTracer implements InferenceTracer {
     }
   }
 
-  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record) {
-    if (gpuPoller != null) {
+  /** The latest reading, and the mean and maximum over the readings in effect during the request. */
+  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record, DefaultInferenceTrace trace) {
+    GpuMetricsPoller.Mark start = trace.gpuMark;
+    if (gpuPoller != null && start != null) {
       GpuReading g = gpuPoller.latest();
-      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb());
+      GpuUsage u = gpuPoller.usageSince(start);
+      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb())
+          .gpuUtilMean(u.utilMean()).gpuUtilMax(u.utilMax())
+          .gpuMemUtilMean(u.memUtilMean()).gpuMemUtilMax(u.memUtilMax());
     }
     return record;
   }

@@ -54,6 +54,10 @@ public final class InferenceRecord {
     public static final String TTFT_MS = RecordConvention.TTFT_MS;
     public static final String TPOT_MS = RecordConvention.TPOT_MS;
     public static final String GPU_UTIL = RecordConvention.GPU_UTIL;
+    public static final String GPU_UTIL_MEAN = RecordConvention.GPU_UTIL_MEAN;
+    public static final String GPU_UTIL_MAX = RecordConvention.GPU_UTIL_MAX;
+    public static final String GPU_MEM_UTIL_MEAN = RecordConvention.GPU_MEM_UTIL_MEAN;
+    public static final String GPU_MEM_UTIL_MAX = RecordConvention.GPU_MEM_UTIL_MAX;
     public static final String GPU_MEM_USED_MB = RecordConvention.GPU_MEM_USED_MB;
     public static final String ENGINE_FINGERPRINT = RecordConvention.ENGINE_FINGERPRINT;
     public static final String SAMPLED_REASON = RecordConvention.SAMPLED_REASON;
@@ -119,6 +123,10 @@ public final class InferenceRecord {
   private final double ttftMs;
   private final double tpotMs;
   private final double gpuUtil;
+  private final double gpuUtilMean;
+  private final double gpuUtilMax;
+  private final double gpuMemUtilMean;
+  private final double gpuMemUtilMax;
   private final double gpuMemUsedMb;
   private final @Nullable String engineFingerprint;
   private final @Nullable String sampledReason;
@@ -153,18 +161,16 @@ public final class InferenceRecord {
     this.ttftMs = b.ttftMs;
     this.tpotMs = b.tpotMs;
     this.gpuUtil = b.gpuUtil;
+    this.gpuUtilMean = b.gpuUtilMean;
+    this.gpuUtilMax = b.gpuUtilMax;
+    this.gpuMemUtilMean = b.gpuMemUtilMean;
+    this.gpuMemUtilMax = b.gpuMemUtilMax;
     this.gpuMemUsedMb = b.gpuMemUsedMb;
     this.engineFingerprint = b.engineFingerprint;
     this.sampledReason = b.sampledReason;
-    this.inputFlags =
-        b.inputFlags.isEmpty()
-            ? Collections.emptySet()
-            : Collections.unmodifiableSet(EnumSet.copyOf(b.inputFlags));
+    this.inputFlags = b.inputFlags; // an unmodifiable copy the builder made
     this.inputDigest = b.inputDigest;
-    this.outputFlags =
-        b.outputFlags.isEmpty()
-            ? Collections.emptySet()
-            : Collections.unmodifiableSet(EnumSet.copyOf(b.outputFlags));
+    this.outputFlags = b.outputFlags;
     this.events = b.events.isEmpty() ? List.of() : List.copyOf(b.events);
     this.layers = b.layers.isEmpty() ? List.of() : List.copyOf(b.layers);
     this.attributes =
@@ -216,8 +222,16 @@ public final class InferenceRecord {
   public double ttftMs() { return ttftMs; }
   /** Mean time per output token after the first. */
   public double tpotMs() { return tpotMs; }
-  /** GPU utilisation in percent (0..100) from the latest metrics poll, or NaN. */
+  /** GPU utilisation in percent (0..100) from the latest metrics poll when the request ended, or NaN. */
   public double gpuUtil() { return gpuUtil; }
+  /** Mean SM utilisation (percent) over the readings in effect during the request, or NaN. */
+  public double gpuUtilMean() { return gpuUtilMean; }
+  /** Highest SM utilisation (percent) during the request, or NaN. */
+  public double gpuUtilMax() { return gpuUtilMax; }
+  /** Mean memory-bandwidth utilisation (percent) during the request, or NaN. */
+  public double gpuMemUtilMean() { return gpuMemUtilMean; }
+  /** Highest memory-bandwidth utilisation (percent) during the request, or NaN. */
+  public double gpuMemUtilMax() { return gpuMemUtilMax; }
   public double gpuMemUsedMb() { return gpuMemUsedMb; }
   public @Nullable String engineFingerprint() { return engineFingerprint; }
   /** Why the record was kept: {@code error}, {@code timeout}, {@code slow}, {@code sampled}, ... */
@@ -287,12 +301,16 @@ public final class InferenceRecord {
     private double ttftMs = Double.NaN;
     private double tpotMs = Double.NaN;
     private double gpuUtil = Double.NaN;
+    private double gpuUtilMean = Double.NaN;
+    private double gpuUtilMax = Double.NaN;
+    private double gpuMemUtilMean = Double.NaN;
+    private double gpuMemUtilMax = Double.NaN;
     private double gpuMemUsedMb = Double.NaN;
     private @Nullable String engineFingerprint;
     private @Nullable String sampledReason;
-    private final EnumSet<InputFlag> inputFlags = EnumSet.noneOf(InputFlag.class);
+    private Set<InputFlag> inputFlags = Collections.emptySet();
     private @Nullable String inputDigest;
-    private final EnumSet<OutputFlag> outputFlags = EnumSet.noneOf(OutputFlag.class);
+    private Set<OutputFlag> outputFlags = Collections.emptySet();
     private final List<Event> events = new ArrayList<>(0);
     private final List<LayerTime> layers = new ArrayList<>(0);
     private final Map<String, String> attributes = new LinkedHashMap<>();
@@ -325,12 +343,16 @@ public final class InferenceRecord {
       ttftMs = r.ttftMs;
       tpotMs = r.tpotMs;
       gpuUtil = r.gpuUtil;
+      gpuUtilMean = r.gpuUtilMean;
+      gpuUtilMax = r.gpuUtilMax;
+      gpuMemUtilMean = r.gpuMemUtilMean;
+      gpuMemUtilMax = r.gpuMemUtilMax;
       gpuMemUsedMb = r.gpuMemUsedMb;
       engineFingerprint = r.engineFingerprint;
       sampledReason = r.sampledReason;
-      inputFlags.addAll(r.inputFlags);
+      inputFlags = r.inputFlags;
       inputDigest = r.inputDigest;
-      outputFlags.addAll(r.outputFlags);
+      outputFlags = r.outputFlags;
       events.addAll(r.events);
       layers.addAll(r.layers);
       attributes.putAll(r.attributes);
@@ -359,6 +381,10 @@ public final class InferenceRecord {
     public Builder ttftMs(double v) { ttftMs = v; return this; }
     public Builder tpotMs(double v) { tpotMs = v; return this; }
     public Builder gpuUtil(double v) { gpuUtil = v; return this; }
+    public Builder gpuUtilMean(double v) { gpuUtilMean = v; return this; }
+    public Builder gpuUtilMax(double v) { gpuUtilMax = v; return this; }
+    public Builder gpuMemUtilMean(double v) { gpuMemUtilMean = v; return this; }
+    public Builder gpuMemUtilMax(double v) { gpuMemUtilMax = v; return this; }
     public Builder gpuMemUsedMb(double v) { gpuMemUsedMb = v; return this; }
     public Builder engineFingerprint(@Nullable String v) { engineFingerprint = v; return this; }
     public Builder sampledReason(@Nullable String v) { sampledReason = v; return this; }
@@ -389,15 +415,18 @@ public final class InferenceRecord {
     }
 
     public Builder inputFlags(Set<InputFlag> flags) {
-      inputFlags.clear();
-      inputFlags.addAll(flags);
+      inputFlags = immutableCopy(flags);
       return this;
     }
 
     public Builder outputFlags(Set<OutputFlag> flags) {
-      outputFlags.clear();
-      outputFlags.addAll(flags);
+      outputFlags = immutableCopy(flags);
       return this;
+    }
+
+    /** An unmodifiable copy (the record shares it: the builder never changes it, only replaces it). */
+    private static <F extends Enum<F>> Set<F> immutableCopy(Set<F> flags) {
+      return flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
     }
 
     public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }

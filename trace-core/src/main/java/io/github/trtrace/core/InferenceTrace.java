@@ -11,10 +11,10 @@ import java.util.List;
  * String answer = tracer.call("llama-8b", t -> {         // queue time starts now
  *   response.setHeader(RequestIds.HEADER, t.requestId());
  *   t.input(prompt);                                      // input_flags from the raw text
- *   Slot slot = t.inStage(Stage.QUEUE, pool::acquire);
- *   int[] ids = t.inStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
+ *   t.runStage(Stage.QUEUE, slots::acquire);              // waits for a model slot
+ *   int[] ids = t.callStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
  *   t.inputTokens(ids.length);
- *   String text = t.inStage(Stage.DECODE, () -> generate(slot, ids, t));   // t.token() per token
+ *   String text = t.callStage(Stage.DECODE, () -> generate(ids, t));   // t.token() per token
  *   t.output(text);
  *   return text;
  * });                                                     // an exception is recorded, then rethrown
@@ -38,9 +38,11 @@ import java.util.List;
  * Stages nest as a stack and record exclusive ("self") time: a stage opened while another is open
  * pauses the outer one until it ends, so an {@code INFER} launch inside {@code DECODE} adds to {@code
  * infer_ms} and not to {@code decode_ms}, and the stage times never add up to more than {@code
- * latency_ms}. A stage entered several times accumulates its time. {@link #inStage(Stage,
- * StageCallable)} times a block; {@link #stage(Stage)} returns a handle, for stages that begin and end
- * in different places (a queue left on another thread).
+ * latency_ms}. A stage entered several times accumulates its time. {@link #callStage(Stage,
+ * StageCallable)} and {@link #runStage(Stage, StageRunnable)} time a block (with and without a
+ * result: two names, so that a method reference such as {@code semaphore::acquire} is never
+ * ambiguous); {@link #stage(Stage)} returns a handle, for stages that begin and end in different
+ * places (a queue left on another thread).
  *
  * <h2>Threads and misuse</h2>
  *
@@ -74,7 +76,7 @@ public interface InferenceTrace extends AutoCloseable {
   /**
    * Opens {@code stage} now and returns a handle whose {@code close()} ends it (from any thread). The
    * stage open before, if any, pauses until this one ends. For a block of code prefer {@link
-   * #inStage(Stage, StageCallable)}: an unused handle in try-with-resources warns under
+   * #callStage(Stage, StageCallable)}: an unused handle in try-with-resources warns under
    * {@code -Xlint:try}.
    */
   StageTimer stage(Stage stage);
@@ -84,13 +86,19 @@ public interface InferenceTrace extends AutoCloseable {
    * ends. Its exception propagates unchanged.
    *
    * <pre>{@code
-   * int[] ids = t.inStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
+   * int[] ids = t.callStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
    * }</pre>
    */
-  <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E;
+  <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E;
 
-  /** Runs {@code body} inside {@code stage}; the stage ends however the body ends. */
-  <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E;
+  /**
+   * Runs {@code body} inside {@code stage}; the stage ends however the body ends.
+   *
+   * <pre>{@code
+   * t.runStage(Stage.QUEUE, slots::acquire);
+   * }</pre>
+   */
+  <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E;
 
   /**
    * Marks the first output token now ({@code ttft_ms} = time since the trace started, queueing
@@ -197,13 +205,13 @@ public interface InferenceTrace extends AutoCloseable {
     void close();
   }
 
-  /** A block timed by {@link #inStage(Stage, StageCallable)}. */
+  /** A block timed by {@link #callStage(Stage, StageCallable)}. */
   @FunctionalInterface
   interface StageCallable<T, E extends Throwable> {
     T call() throws E;
   }
 
-  /** A block timed by {@link #inStage(Stage, StageRunnable)}. */
+  /** A block timed by {@link #runStage(Stage, StageRunnable)}. */
   @FunctionalInterface
   interface StageRunnable<E extends Throwable> {
     void run() throws E;

@@ -13,8 +13,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,11 +29,10 @@ import org.jspecify.annotations.Nullable;
  *     .jsonLinesFile(Path.of("logs/inference.log"))
  *     .fromEnvironment()                                  // TRTRACE_LOG_PATH, TRTRACE_SAMPLE_RATE, ...
  *     .build();
- * String answer = RequestIds.accept(header).toContext().call(() ->
- *     tracer.call("llama-8b", t -> {
- *       response.setHeader(RequestIds.HEADER, t.requestId());
- *       return t.inStage(Stage.DECODE, () -> engine.generate(prompt));
- *     }));
+ * String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+ *   response.setHeader(RequestIds.HEADER, t.requestId());
+ *   return t.callStage(Stage.DECODE, () -> engine.generate(prompt));
+ * });
  * }</pre>
  */
 public interface InferenceTracer extends AutoCloseable {
@@ -380,17 +377,8 @@ public interface InferenceTracer extends AutoCloseable {
       }
       Sampler chosen = chooseSampler();
       List<LogFile> files = LogFile.distinct(logFiles);
-      Set<String> names = new HashSet<>();
-      for (RecordSink sink : sinks) {
-        String name = sink.name();
-        if (name == null || name.isBlank()) {
-          throw new IllegalArgumentException("sink name must not be blank: " + sink);
-        }
-        if (!names.add(name)) {
-          throw new IllegalArgumentException(
-              "duplicate sink name '" + name + "': names identify sinks in stats, give each a unique one");
-        }
-      }
+      Dispatcher.Builder names = Dispatcher.builder();
+      sinks.forEach(names::sink); // blank or duplicate names fail here, before anything is opened
       built = true;
       Dispatcher.Builder db = dispatcher;
       sinks.forEach(db::sink);

@@ -21,10 +21,10 @@ final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrac
   @Override public String modelName() { return ""; }
   @Override public TraceScope makeCurrent() { return TraceScope.NOOP; }
   @Override public StageTimer stage(Stage stage) { return this; }
-  @Override public <T, E extends Throwable> T inStage(Stage stage, StageCallable<T, E> body) throws E {
+  @Override public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
     return body.call();
   }
-  @Override public <E extends Throwable> void inStage(Stage stage, StageRunnable<E> body) throws E {
+  @Override public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
     body.run();
   }
   @Override public InferenceTrace firstToken() { return this; }

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Sanitising, so that no output can carry a value the schema forbids and recording never fails:
  * unknown values ({@code -1} counts, NaN numbers, null strings, empty collections) are left out;
- * negative or infinite durations are left out; {@code gpu_util} is clamped to 0..100; {@code top_p}
+ * negative or infinite durations are left out; the {@code gpu_*util*} percentages are clamped to 0..100; {@code top_p}
  * outside 0..1 and a negative {@code temperature} are left out; text fields have unpaired UTF-16
  * surrogates replaced by U+FFFD and are cut at a code-point boundary to {@value #MAX_TEXT_LENGTH} chars
  * ({@code input_digest}: {@value #MAX_INPUT_DIGEST_LENGTH}), the cut marked with {@code …}; timestamps are
@@ -57,6 +57,10 @@ public final class RecordConvention {
   public static final String TTFT_MS = "ttft_ms";
   public static final String TPOT_MS = "tpot_ms";
   public static final String GPU_UTIL = "gpu_util";
+  public static final String GPU_UTIL_MEAN = "gpu_util_mean";
+  public static final String GPU_UTIL_MAX = "gpu_util_max";
+  public static final String GPU_MEM_UTIL_MEAN = "gpu_mem_util_mean";
+  public static final String GPU_MEM_UTIL_MAX = "gpu_mem_util_max";
   public static final String GPU_MEM_USED_MB = "gpu_mem_used_mb";
   public static final String ENGINE_FINGERPRINT = "engine_fingerprint";
   public static final String SAMPLED_REASON = "sampled_reason";
@@ -148,6 +152,10 @@ public final class RecordConvention {
     duration(v, TTFT_MS, r.ttftMs());
     duration(v, TPOT_MS, r.tpotMs());
     percent(v, GPU_UTIL, r.gpuUtil());
+    percent(v, GPU_UTIL_MEAN, r.gpuUtilMean());
+    percent(v, GPU_UTIL_MAX, r.gpuUtilMax());
+    percent(v, GPU_MEM_UTIL_MEAN, r.gpuMemUtilMean());
+    percent(v, GPU_MEM_UTIL_MAX, r.gpuMemUtilMax());
     duration(v, GPU_MEM_USED_MB, r.gpuMemUsedMb());
     text(v, ENGINE_FINGERPRINT, r.engineFingerprint());
     text(v, SAMPLED_REASON, r.sampledReason());
@@ -181,7 +189,7 @@ public final class RecordConvention {
       case LATENCY_MS: case QUEUE_MS: case PREPROCESS_MS: case INFER_MS: case GPU_MS: case DECODE_MS:
       case POSTPROCESS_MS: case TTFT_MS: case TPOT_MS: case EVENT_OFFSET_MS: case LAYER_MS:
         return "ms";
-      case GPU_UTIL:
+      case GPU_UTIL: case GPU_UTIL_MEAN: case GPU_UTIL_MAX: case GPU_MEM_UTIL_MEAN: case GPU_MEM_UTIL_MAX:
         return "%";
       case GPU_MEM_USED_MB:
         return "MiBy";

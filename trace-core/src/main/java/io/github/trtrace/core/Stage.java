@@ -4,7 +4,7 @@ package io.github.trtrace.core;
  * The stages of one inference request, in the order they normally run.
  *
  * <pre>{@code
- * int[] tokens = trace.inStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
+ * int[] tokens = trace.callStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
  * }</pre>
  */
 public enum Stage {

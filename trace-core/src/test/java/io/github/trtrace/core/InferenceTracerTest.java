@@ -267,7 +267,7 @@ class InferenceTracerTest {
     InferenceRecord.LayerTime layer = new InferenceRecord.LayerTime("attn", 1.5, 2);
     try (InferenceTrace t = tracer.start("m", "req-nulls")) {
       t.stage(null).close();                                   // 1: begin(null); the scope is a no-op
-      t.inStage(null, () -> {});                               // 2: the body runs untimed
+      t.runStage(null, () -> {});                               // 2: the body runs untimed
       t.output(null);                                          // 3
       t.input(null).status(null).engineFingerprint(null);      // 4, 5, 6
       t.attribute(null, "v").attribute("k", null);             // 7, 8
@@ -534,6 +534,39 @@ class InferenceTracerTest {
     assertThat(noop.stats().ended()).isZero();
     noop.flush().join();
     noop.close();
+  }
+
+  @Test
+  void recordsCarryTheMeanAndMaximumGpuUtilisationOverTheirOwnLifetime() throws Exception {
+    tracer.close();
+    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuReading> readings =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    AtomicLong reads = new AtomicLong();
+    io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
+      reads.incrementAndGet(); // the poller reads again only after it stored the previous reading
+      return readings.take();
+    };
+    tracer = InferenceTracer.builder().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
+    long[] fed = {0};
+    java.util.function.DoubleConsumer poll = util -> {
+      readings.add(new io.github.trtrace.core.gpu.GpuReading(
+          util, util / 2, 1000 + util, 143_771, 41, 1980, List.of(), 0L));
+      long n = ++fed[0];
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reads.get() > n);
+    };
+    poll.accept(90); // before the request: not counted
+    poll.accept(10); // in effect when it starts
+    InferenceTrace t = tracer.start("m", "req-gpu-window");
+    poll.accept(50);
+    poll.accept(30);
+    t.close();
+    InferenceRecord r = onlyRecord();
+    assertThat(r.gpuUtilMean()).isEqualTo(30.0);
+    assertThat(r.gpuUtilMax()).isEqualTo(50.0);
+    assertThat(r.gpuMemUtilMean()).isEqualTo(15.0);
+    assertThat(r.gpuMemUtilMax()).isEqualTo(25.0);
+    assertThat(r.gpuUtil()).as("the latest reading").isEqualTo(30.0);
+    assertThat(r.gpuMemUsedMb()).isEqualTo(1030.0);
   }
 
   @Test

@@ -51,10 +51,10 @@ class StageNestingTest {
     CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       String text = tracer.call("m", t -> {
-        t.inStage(Stage.QUEUE, () -> advanceMs(4));
-        t.inStage(Stage.PREPROCESS, () -> advanceMs(2));
+        t.runStage(Stage.QUEUE, () -> advanceMs(4));
+        t.runStage(Stage.PREPROCESS, () -> advanceMs(2));
         launch(t, 10); // prefill
-        return t.inStage(Stage.DECODE, () -> {
+        String decoded = t.callStage(Stage.DECODE, () -> {
           StringBuilder out = new StringBuilder();
           for (int i = 0; i < 5; i++) {
             launch(t, 3); // one engine launch per token, inside DECODE
@@ -62,10 +62,11 @@ class StageNestingTest {
             t.token();
             out.append('x');
           }
-          return t.inStage(Stage.POSTPROCESS, () -> {
-            advanceMs(2);
-            return out.toString();
-          });
+          return out.toString();
+        });
+        return t.callStage(Stage.POSTPROCESS, () -> {
+          advanceMs(2);
+          return decoded;
         });
       });
       assertThat(text).isEqualTo("xxxxx");
@@ -98,7 +99,7 @@ class StageNestingTest {
     };
     try (InferenceTracer tracer =
         InferenceTracer.builder().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
-      tracer.run("m", t -> t.inStage(Stage.DECODE, () -> {
+      tracer.run("m", t -> t.runStage(Stage.DECODE, () -> {
         advanceMs(1);
         launch(t, 2);
         advanceMs(1);

@@ -208,7 +208,7 @@ class TraceLifecycleTest {
   @Test
   void theNoopTracerRunsTheBodyAndRethrows() {
     InferenceTracer noop = InferenceTracer.noop();
-    int answer = noop.call("m", t -> t.inStage(Stage.DECODE, () -> 42));
+    int answer = noop.call("m", t -> t.callStage(Stage.DECODE, () -> 42));
     assertThat(answer).isEqualTo(42);
     IllegalStateException boom = new IllegalStateException();
     assertThatThrownBy(() -> noop.run("m", t -> {

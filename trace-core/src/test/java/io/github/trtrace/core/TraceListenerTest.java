@@ -62,7 +62,7 @@ class TraceListenerTest {
   void listenersStartInOrderEndInReverseAndSeeStagesEventsAndScopes() {
     try (InferenceTracer tracer = builder().listener(recording("a")).listener(recording("b")).build()) {
       tracer.run("m", t -> {
-        t.inStage(Stage.PREPROCESS, () -> nanos.addAndGet(2_000_000));
+        t.callStage(Stage.PREPROCESS, () -> nanos.addAndGet(2_000_000));
         t.event("tensorrt.warning", "warning", "slow kernel");
         nanos.addAndGet(3_000_000);
       });
@@ -123,8 +123,8 @@ class TraceListenerTest {
         .sink(sink).listener(failsOnStage).listener(failsOnStart).listener(returnsNull)
         .listener(recording("ok")).clocks(wall, nanos::get).build()) {
       String answer = tracer.call("m", t -> {
-        t.inStage(Stage.DECODE, () -> {});
-        t.inStage(Stage.DECODE, () -> {});
+        t.runStage(Stage.DECODE, () -> {});
+        t.runStage(Stage.DECODE, () -> {});
         return "fine";
       });
       assertThat(answer).isEqualTo("fine");

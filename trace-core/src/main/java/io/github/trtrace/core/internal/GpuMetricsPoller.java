@@ -49,7 +49,7 @@ public final class GpuMetricsPoller implements AutoCloseable {
   private final AtomicLong failures = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean sourceClosed = new AtomicBoolean();
-  private volatile GpuReading latest = GpuReading.UNKNOWN;
+  private final GpuHistory history = new GpuHistory();
 
   private GpuMetricsPoller(GpuMetricsSource source, Duration interval) {
     this.source = source;
@@ -84,7 +84,44 @@ public final class GpuMetricsPoller implements AutoCloseable {
 
   /** The latest good reading, {@link GpuReading#UNKNOWN} before the first. Never blocks. */
   public GpuReading latest() {
-    return latest;
+    return history.head().reading;
+  }
+
+  /**
+   * A point in the reading history, taken when a request starts; {@link #usageSince(Mark)} at its end
+   * gives the mean and maximum over the request's lifetime. One volatile read; never blocks.
+   */
+  public Mark mark() {
+    return history.head();
+  }
+
+  /**
+   * Utilisation over the readings in effect since {@code start}: the one current at {@code mark()}
+   * and every one taken since (the maximum over at most the last 256). Never blocks.
+   */
+  public GpuUsage usageSince(Mark start) {
+    return history.usageSince(java.util.Objects.requireNonNull(start, "start"));
+  }
+
+  /** An opaque position in a poller's reading history, from {@link #mark()}. Immutable. */
+  public static final class Mark {
+    static final Mark NONE = new Mark(0, GpuReading.UNKNOWN, 0, 0, 0, 0);
+
+    final long seq;
+    final GpuReading reading;
+    final double utilSum;
+    final long utilCount;
+    final double memUtilSum;
+    final long memUtilCount;
+
+    Mark(long seq, GpuReading reading, double utilSum, long utilCount, double memUtilSum, long memUtilCount) {
+      this.seq = seq;
+      this.reading = reading;
+      this.utilSum = utilSum;
+      this.utilCount = utilCount;
+      this.memUtilSum = memUtilSum;
+      this.memUtilCount = memUtilCount;
+    }
   }
 
   /** Reads attempted and finished so far, successful or not. */
@@ -133,7 +170,7 @@ public final class GpuMetricsPoller implements AutoCloseable {
         failures.incrementAndGet();
         failureLog.warn("GPU metrics source {} returned no reading", source);
       } else {
-        latest = reading;
+        history.add(reading);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // only close() interrupts this thread

@@ -37,7 +37,8 @@ class RecordJsonTest {
             Fields.INPUT_TOKENS, Fields.OUTPUT_TOKENS, Fields.MAX_TOKENS, Fields.TEMPERATURE,
             Fields.TOP_P, Fields.FINISH_REASON, Fields.QUEUE_MS, Fields.PREPROCESS_MS,
             Fields.INFER_MS, Fields.GPU_MS, Fields.DECODE_MS, Fields.POSTPROCESS_MS,
-            Fields.TTFT_MS, Fields.TPOT_MS, Fields.GPU_UTIL, Fields.GPU_MEM_USED_MB,
+            Fields.TTFT_MS, Fields.TPOT_MS, Fields.GPU_UTIL, Fields.GPU_UTIL_MEAN,
+            Fields.GPU_UTIL_MAX, Fields.GPU_MEM_UTIL_MEAN, Fields.GPU_MEM_UTIL_MAX, Fields.GPU_MEM_USED_MB,
             Fields.ENGINE_FINGERPRINT, Fields.SAMPLED_REASON, Fields.INPUT_FLAGS,
             Fields.INPUT_DIGEST, Fields.OUTPUT_FLAGS, Fields.EVENTS, Fields.LAYERS, Fields.ATTRIBUTES);
   }
@@ -53,7 +54,9 @@ class RecordJsonTest {
                 + "\"input_tokens\":12,\"output_tokens\":80,\"max_tokens\":256,\"temperature\":0.7,"
                 + "\"top_p\":0.95,\"finish_reason\":\"length\",\"queue_ms\":1.25,\"preprocess_ms\":0.5,"
                 + "\"infer_ms\":30.123,\"gpu_ms\":29.0,\"decode_ms\":5.5,\"postprocess_ms\":0.001,"
-                + "\"ttft_ms\":12.0,\"tpot_ms\":0.333,\"gpu_util\":87.5,\"gpu_mem_used_mb\":40960.0,"
+                + "\"ttft_ms\":12.0,\"tpot_ms\":0.333,\"gpu_util\":87.5,\"gpu_util_mean\":60.5,"
+                + "\"gpu_util_max\":92.0,\"gpu_mem_util_mean\":30.25,\"gpu_mem_util_max\":41.0,"
+                + "\"gpu_mem_used_mb\":40960.0,"
                 + "\"engine_fingerprint\":\"sha256:abc123\",\"sampled_reason\":\"error\","
                 + "\"input_flags\":[\"bidi_control\",\"zero_width\"],\"input_digest\":\"Translate: hello\","
                 + "\"output_flags\":[\"replacement_char\",\"repetition\"],"

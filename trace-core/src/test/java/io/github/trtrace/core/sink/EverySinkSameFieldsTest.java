@@ -54,6 +54,9 @@ class EverySinkSameFieldsTest {
         .queueMs(0.001)
         .inferMs(30.125)
         .gpuUtil(250) // clamped to 100
+        .gpuUtilMean(55.5)
+        .gpuUtilMax(-20) // clamped to 0
+        .gpuMemUtilMean(Double.POSITIVE_INFINITY) // clamped to 100
         .gpuMemUsedMb(-5) // left out
         .engineFingerprint(NASTY)
         .sampledReason("timeout")
@@ -175,6 +178,9 @@ class EverySinkSameFieldsTest {
     // and the sanitising did happen
     assertThat(fromFile.get(RecordConvention.TIMESTAMP)).isEqualTo("9999-12-31T23:59:59.999999Z");
     assertThat(fromFile.get(RecordConvention.GPU_UTIL)).isEqualTo(100.0);
+    assertThat(fromFile.get(RecordConvention.GPU_UTIL_MAX)).isEqualTo(0.0);
+    assertThat(fromFile.get(RecordConvention.GPU_MEM_UTIL_MEAN)).isEqualTo(100.0);
+    assertThat(fromFile).doesNotContainKey(RecordConvention.GPU_MEM_UTIL_MAX);
     assertThat(fromFile).doesNotContainKey(RecordConvention.GPU_MEM_USED_MB);
     assertThat((String) fromFile.get(RecordConvention.INPUT_DIGEST))
         .hasSize(99).endsWith("x\u2026");
