@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
-# Builds trace-core + trace-tensorrt (classes and the native shim), compiles the GPU check program
-# (src/gpu/java, never part of the published jar) against them, and copies it with every jar it needs,
-# including the linux-x86_64 JavaCPP natives, into <project>/.gpu/app for the GPU host.
-# Usage: trace-tensorrt/src/gpu/stage-app.sh [destination-project-root, default /work/main]
-# Then run there: source .gpu/env.sh && $JAVA -cp '.gpu/app/*' io.github.trtrace.tensorrt.gpucheck.GpuCheck
+# Builds trace-core + trace-tensorrt (classes and the native shim) for one TensorRT line, compiles the GPU
+# check program (src/gpu/java, never part of the published jar) against them, and copies it with every jar
+# it needs, including the linux-x86_64 JavaCPP natives of that line, into one folder for the GPU host.
+# Usage: trace-tensorrt/src/gpu/stage-app.sh [destination folder, default /work/main/.gpu/app] [maven profile]
+#   profile: empty for the default line (TensorRT 10.15), or trt-10.6 (see trace-tensorrt/pom.xml)
+# Then run there: source <TensorRT env.sh> && $JAVA -cp '<folder>/*' io.github.trtrace.tensorrt.gpucheck.GpuCheck
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-DEST=$(cd "${1:-/work/main}" && pwd)/.gpu/app
+DEST=${1:-/work/main/.gpu/app}
+PROFILE=${2:-}
 M2=${M2_REPO:-$HOME/.m2/repository}
 cd "$ROOT"
 prop() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" pom.xml | head -1; }
-JAVACPP=$(prop javacpp.version); TRT=$(prop tensorrt.preset.version); CUDA=$(prop cuda.preset.version)
-SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version)
+# a property of the given profile in trace-tensorrt/pom.xml, else of the root pom
+pprop() {
+  local v=""
+  if [ -n "$PROFILE" ]; then
+    v=$(python3 - "$PROFILE" "$1" <<'PY'
+import re, sys
+pom = open("trace-tensorrt/pom.xml").read()
+m = re.search(r"<profile>\s*<id>" + re.escape(sys.argv[1]) + r"</id>(.*?)</profile>", pom, re.S)
+p = m and re.search("<" + sys.argv[2] + r">(.*?)</" + sys.argv[2] + ">", m.group(1))
+print(p.group(1) if p else "")
+PY
+)
+  fi
+  [ -n "$v" ] && echo "$v" || prop "$1"
+}
+JAVACPP=$(pprop javacpp.version); TRT=$(pprop tensorrt.preset.version); CUDA=$(pprop cuda.preset.version)
+SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version); JCTOOLS=$(prop jctools.version)
+echo "staging for TensorRT preset $TRT (javacpp $JAVACPP, cuda $CUDA) into $DEST"
 
-mvn -B -q -o -pl trace-tensorrt -am compile
+mvn -B -q -o -pl trace-tensorrt,trace-testing -am ${PROFILE:+-P$PROFILE} -Dmaven.javadoc.skip=true compile
 for a in org.bytedeco:javacpp:$JAVACPP org.bytedeco:cuda:$CUDA org.bytedeco:tensorrt:$TRT; do
   g=${a%%:*}; rest=${a#*:}; art=${rest%%:*}; ver=${rest#*:}
   [ -f "$M2/${g//.//}/$art/$ver/$art-$ver-linux-x86_64.jar" ] || \
@@ -32,14 +50,15 @@ JARS=(
   "$M2/org/slf4j/slf4j-api/$SLF4J/slf4j-api-$SLF4J.jar"
   "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar"
   "$M2/com/fasterxml/jackson/core/jackson-core/$JACKSON/jackson-core-$JACKSON.jar"
+  "$M2/org/jctools/jctools-core/$JCTOOLS/jctools-core-$JCTOOLS.jar"   # trace-core's classes, unshaded
 )
 OUT=trace-tensorrt/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
-CP="trace-core/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
+CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
 javac --release 17 -nowarn -cp "$CP" -d "$OUT/classes" $(find trace-tensorrt/src/gpu/java -name '*.java')
 
 rm -rf "$DEST" && mkdir -p "$DEST"
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
-jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-tensorrt/target/classes .
+jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
 du -sh "$DEST"; ls -la "$DEST"

@@ -92,8 +92,7 @@ public final class GpuCheck {
     check("runtime: deserialize junk with recorder", this::deserializeJunk);
     check("logger bridge: TensorRtLogger -> TrtLogPipeline on real messages", this::loggerBridge);
     check("TracedBuilder: failing build -> BuildReport with diagnosis", this::tracedBuild);
-    skip("inference through a built engine", builderDiagnosis);
-    skip("per-layer profile (IProfiler on an execution context)", builderDiagnosis);
+    transformerChecks();
     check("CUDA events: memset 1 GiB", () -> memset());
     check("CUDA events: D2D copy 1 GiB", () -> copy());
     check("NVML reading", this::nvml);
@@ -112,11 +111,51 @@ public final class GpuCheck {
     }
   }
 
+  /** The real-engine checks: where no engine can be built (TensorRT 10.15 on sm_90), each one SKIPs and says why. */
+  private void transformerChecks() {
+    String[] names = {
+      "transformer: build FP16/FP32/BF16/unfused/FP32-MLP through TracedBuilder",
+      "transformer: BuildReport.diff + BuildGate on the real reports",
+      "transformer: KV cache (prefill n == prefill n-1 + decode 1)",
+      "transformer: traced request (prefill + 16 decode launches)",
+      "transformer: per-layer profile (sampled, after slow)",
+      "transformer: run-time error -> that request's error_type",
+      "transformer: 8 threads x 4 contexts x 1000 requests",
+      "transformer: tracing overhead (full vs noop vs raw)",
+    };
+    if (!builderDiagnosis.isEmpty() || logger == null) {
+      for (String n : names) {
+        skip(n, builderDiagnosis);
+      }
+      return;
+    }
+    java.nio.file.Path artifacts = java.nio.file.Path.of(System.getProperty("trtrace.artifacts", "/tmp/trtrace-artifacts"));
+    TransformerChecks t;
+    try {
+      t = new TransformerChecks(logger, artifacts);
+    } catch (java.io.IOException e) {
+      check(names[0], () -> { throw e; });
+      return;
+    }
+    check(names[0], t::buildAll);
+    check(names[1], t::gate);
+    check(names[2], t::kvCacheConsistency);
+    check(names[3], t::serveOne);
+    check(names[4], t::profile);
+    check(names[5], t::runtimeError);
+    check(names[6], t::concurrency);
+    if (!Boolean.getBoolean("trtrace.skipOverhead")) {
+      check(names[7], t::overhead);
+    }
+    t.close();
+    System.out.println("   artifacts in " + artifacts);
+  }
+
   private interface Body {
     String run() throws Exception;
   }
 
-  private static final class Skip extends Exception {
+  static final class Skip extends Exception {
     private static final long serialVersionUID = 1L;
 
     Skip(String why) {
@@ -124,7 +163,7 @@ public final class GpuCheck {
     }
   }
 
-  private static final class Fail extends Exception {
+  static final class Fail extends Exception {
     private static final long serialVersionUID = 1L;
 
     Fail(String why) {

@@ -84,13 +84,14 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
     }
 
     Map<String, String> basePrecision = new HashMap<>();
-    for (BuildReport.Layer l : base.layers()) {
-      if (l.precision() != null) {
-        basePrecision.put(l.name(), l.precision());
+    for (Map.Entry<String, BuildReport.Layer> e : byStableName(base.layers()).entrySet()) {
+      if (e.getValue().precision() != null) {
+        basePrecision.put(e.getKey(), e.getValue().precision());
       }
     }
-    for (BuildReport.Layer l : cur.layers()) {
-      String was = basePrecision.get(l.name());
+    for (Map.Entry<String, BuildReport.Layer> e : byStableName(cur.layers()).entrySet()) {
+      BuildReport.Layer l = e.getValue();
+      String was = basePrecision.get(e.getKey());
       int before = Precisions.rank(was);
       int after = Precisions.rank(l.precision());
       if (before > 0 && after > before) {
@@ -132,6 +133,29 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       }
     }
     return new BuildDiff(reg, imp, notes);
+  }
+
+  /** Myelin's per-build suffix of an engine layer name: {@code block0_mlp_up_myl9_11} is {@code block0_mlp_up} in every build. */
+  private static final java.util.regex.Pattern MYELIN_SUFFIX = java.util.regex.Pattern.compile("_myl\\d+_\\d+$");
+
+  /**
+   * Engine layers keyed by a name that is stable across builds of one network: Myelin numbers its
+   * layers per build ({@code _myl<graph>_<index>}), so the suffix is dropped, and the k-th layer of a
+   * repeated name is keyed {@code name#k}.
+   */
+  static Map<String, BuildReport.Layer> byStableName(List<BuildReport.Layer> layers) {
+    Map<String, BuildReport.Layer> out = new java.util.LinkedHashMap<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (BuildReport.Layer l : layers) {
+      String stable = stableName(l.name());
+      int k = seen.merge(stable, 1, Integer::sum);
+      out.put(k == 1 ? stable : stable + "#" + k, l);
+    }
+    return out;
+  }
+
+  static String stableName(String engineLayer) {
+    return MYELIN_SUFFIX.matcher(engineLayer).replaceFirst("");
   }
 
   private static void growth(List<Regression> reg, List<Improvement> imp, Kind kind, String what, long base, long cur, double allowed) {

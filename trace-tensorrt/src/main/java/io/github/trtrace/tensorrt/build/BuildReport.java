@@ -254,7 +254,9 @@ public record BuildReport(
   /** Engine layers with any of the given precisions ({@code "fp32"}, {@code "fp16"}, ...). */
   public List<Layer> layersWithPrecision(String... precisions) {
     List<String> wanted = List.of(precisions);
-    return layers.stream().filter(l -> wanted.contains(l.precision())).collect(Collectors.toList());
+    // a layer may have no precision (e.g. a Myelin shape_call with no tensor output)
+    return layers.stream().filter(l -> l.precision() != null && wanted.contains(l.precision()))
+        .collect(Collectors.toList());
   }
 
   /**
@@ -286,21 +288,40 @@ public record BuildReport(
       @Nullable String precision,
       boolean stronglyTyped,
       List<String> builderFlags) {
+    MessageDigest sha = sha256();
+    sha.update(plan);
+    return fingerprint(sha, tensorrtVersion, computeCapability, precision, stronglyTyped, builderFlags);
+  }
+
+  /**
+   * The same fingerprint from a SHA-256 digest that has been fed the plan bytes (in chunks, for a plan
+   * streamed to its file); the digest is finished here.
+   */
+  public static String fingerprint(
+      MessageDigest planDigest,
+      @Nullable String tensorrtVersion,
+      @Nullable String computeCapability,
+      @Nullable String precision,
+      boolean stronglyTyped,
+      List<String> builderFlags) {
     String identity =
         "\ntensorrt_version=" + nz(tensorrtVersion)
             + "\ncompute_capability=" + nz(computeCapability)
             + "\nprecision=" + nz(precision)
             + "\nstrongly_typed=" + stronglyTyped
             + "\nbuilder_flags=" + String.join(",", new TreeSet<>(builderFlags));
+    planDigest.update(identity.getBytes(StandardCharsets.UTF_8));
+    StringBuilder hex = new StringBuilder(64);
+    for (byte b : planDigest.digest()) {
+      hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return hex.toString();
+  }
+
+  /** A new SHA-256 digest, the fingerprint's hash. */
+  public static MessageDigest sha256() {
     try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(plan);
-      sha.update(identity.getBytes(StandardCharsets.UTF_8));
-      StringBuilder hex = new StringBuilder(64);
-      for (byte b : sha.digest()) {
-        hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-      }
-      return hex.toString();
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
@@ -537,6 +558,7 @@ public record BuildReport(
     private final List<Layer> layers = new ArrayList<>();
     private long deviceMemoryBytes = -1;
     private long planBytes = -1;
+    private @Nullable MessageDigest planDigest;
     private byte @Nullable [] plan;
     private double buildMs = Double.NaN;
     private final List<Phase> phases = new ArrayList<>();
@@ -602,6 +624,17 @@ public record BuildReport(
 
     public Builder planBytes(long v) { this.planBytes = v; return this; }
 
+    /**
+     * A plan that was streamed rather than held: its size and a SHA-256 digest fed its bytes (see
+     * {@link PlanWriter}); at {@link #build()} the fingerprint is finished from the digest.
+     */
+    public Builder planDigest(MessageDigest shaOverPlan, long bytes) {
+      this.planDigest = Objects.requireNonNull(shaOverPlan, "shaOverPlan");
+      this.plan = null;
+      this.planBytes = bytes;
+      return this;
+    }
+
     public Builder buildMs(double v) { this.buildMs = v; return this; }
 
     public Builder phase(String name, double ms) { phases.add(new Phase(name, ms)); return this; }
@@ -644,6 +677,14 @@ public record BuildReport(
       String fp = engineFingerprint;
       if (fp == null && plan != null) {
         fp = fingerprint(plan, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
+      } else if (fp == null && planDigest != null) {
+        MessageDigest sha;
+        try {
+          sha = (MessageDigest) planDigest.clone(); // build() may run more than once
+        } catch (CloneNotSupportedException e) {
+          throw new IllegalStateException("SHA-256 digests are cloneable on every Java platform", e);
+        }
+        fp = fingerprint(sha, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
       }
       int engineLayers = engineLayerCount < 0 && !layers.isEmpty() ? layers.size() : engineLayerCount;
       return new BuildReport(status, modelName, tensorrtVersion, gpu, driverVersion, cudaRuntimeVersion,

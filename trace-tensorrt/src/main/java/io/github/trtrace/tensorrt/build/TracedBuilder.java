@@ -22,6 +22,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.IBuilder;
 import org.bytedeco.tensorrt.nvinfer.IBuilderConfig;
@@ -55,12 +56,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TracedBuilder implements AutoCloseable {
 
-  /** What a build produced: the report, and the plan when the build succeeded. */
-  public record Result(BuildReport report, byte @Nullable [] plan) {
+  /**
+   * What a build produced: the report, and on success the plan — in {@code planFile} when a plan path
+   * was given (streamed there, never held in memory), else in {@code plan} (when it fits a Java array;
+   * a larger one is reported as a warning and dropped: give a plan path for those).
+   */
+  public record Result(BuildReport report, @Nullable Path planFile, byte @Nullable [] plan) {
     public boolean succeeded() {
       return report.status() == BuildReport.Status.SUCCESS;
     }
   }
+
+  /** The largest plan handed back as a {@code byte[]} (the JVM's array limit). */
+  static final long MAX_ARRAY_PLAN = Integer.MAX_VALUE - 8;
 
   private final TrtLogPipeline pipeline;
   private final TensorRtLogger logger;
@@ -152,29 +160,49 @@ public final class TracedBuilder implements AutoCloseable {
     BuildPhases.topLevel(progress, t1).forEach(p -> r.phase(p.name(), p.ms()));
     List<TrtLogEvent> log = List.copyOf(events);
     byte[] bytes = null;
+    Path written = null;
     BuildReport report;
     if (plan == null || plan.isNull() || plan.size() == 0) {
       TensorRtObjects.destroy(plan); // an empty plan is still TensorRT's object to free
       BuildReport failed = BuildReport.failed(modelName, log, errors);
       report = r.status(BuildReport.Status.FAILED).fromBuildLog(log, errors).diagnosis(failed.diagnosis()).build();
     } else {
+      // The plan stays in TensorRT's memory: streamed to its file and hashed in chunks, inspected in
+      // place, copied to a Java array only when no file was asked for (and it fits one).
       try {
-        bytes = new byte[Math.toIntExact(plan.size())];
-        new BytePointer(plan.data()).capacity(plan.size()).get(bytes);
+        long size = plan.size();
+        Pointer data = plan.data();
+        PlanWriter.Written w = PlanWriter.write(nativeSource(data, size), planPath);
+        written = planPath;
+        r.fromBuildLog(log, errors).planDigest(w.digest(), w.bytes());
+        inspect(data, size, r);
+        if (planPath == null) {
+          if (size <= MAX_ARRAY_PLAN) {
+            bytes = new byte[(int) size];
+            new BytePointer(data).capacity(size).get(bytes);
+          } else {
+            r.warning("trtrace: the plan (" + size + " bytes) is larger than a Java array and was not kept;"
+                + " pass a plan path to TracedBuilder.build to have it written");
+          }
+        }
       } finally {
         TensorRtObjects.destroy(plan);
       }
-      r.fromBuildLog(log, errors).plan(bytes);
-      inspect(bytes, r);
       report = r.build();
     }
     if (planPath != null) {
-      if (bytes != null) {
-        Files.write(planPath, bytes);
-      }
       report.write(reportPath(planPath));
     }
-    return new Result(report, bytes);
+    return new Result(report, written, bytes);
+  }
+
+  /** Slices of TensorRT's plan memory as direct buffers over it (no copy). */
+  private static PlanWriter.Source nativeSource(Pointer data, long size) {
+    return PlanWriter.Source.of(size, (offset, length) -> {
+      BytePointer p = new BytePointer(data);
+      p.position(offset).limit(offset + length);
+      return p.asByteBuffer();
+    });
   }
 
   /** {@code <plan>.build.json} beside the plan. */
@@ -205,8 +233,8 @@ public final class TracedBuilder implements AutoCloseable {
     return r.precision(Precisions.fromBuilderFlags(flags));
   }
 
-  /** Deserialises the plan and reads the engine back with the inspector. */
-  private void inspect(byte[] bytes, BuildReport.Builder r) {
+  /** Deserialises the plan where it lies and reads the engine back with the inspector. */
+  private void inspect(Pointer data, long size, BuildReport.Builder r) {
     IRuntime runtime = nvinfer.createInferRuntime(logger);
     if (runtime == null || runtime.isNull()) {
       r.warning("trtrace: the plan could not be inspected: createInferRuntime returned null");
@@ -216,9 +244,7 @@ public final class TracedBuilder implements AutoCloseable {
     IEngineInspector inspector = null;
     try {
       runtime.setErrorRecorder(recorder.asTensorRt());
-      BytePointer data = new BytePointer(bytes);
-      engine = runtime.deserializeCudaEngine(data, bytes.length);
-      data.close();
+      engine = runtime.deserializeCudaEngine(data, size);
       if (engine == null || engine.isNull()) {
         r.warning("trtrace: the plan could not be deserialised for inspection: "
             + recorder.drain().stream().map(RecordedError::description).reduce((a, b) -> a + "; " + b).orElse("no error reported"));

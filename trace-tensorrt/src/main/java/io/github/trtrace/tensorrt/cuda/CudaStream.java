@@ -1,6 +1,8 @@
 package io.github.trtrace.tensorrt.cuda;
 
 import static org.bytedeco.cuda.global.cudart.cudaStreamCreate;
+import static org.bytedeco.cuda.global.cudart.cudaStreamCreateWithFlags;
+import static org.bytedeco.cuda.global.cudart.cudaStreamNonBlocking;
 import static org.bytedeco.cuda.global.cudart.cudaStreamDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaStreamSynchronize;
 
@@ -32,6 +34,16 @@ public final class CudaStream implements AutoCloseable {
   public static CudaStream create() {
     CUstream_st s = new CUstream_st();
     CudaException.check("cudaStreamCreate", cudaStreamCreate(s));
+    return new CudaStream(s, true);
+  }
+
+  /**
+   * A new non-blocking stream ({@code cudaStreamNonBlocking}): it does not synchronise with the legacy
+   * default stream, so another thread's {@code cudaMemcpy} on that stream does not stall its launches.
+   */
+  public static CudaStream createNonBlocking() {
+    CUstream_st s = new CUstream_st();
+    CudaException.check("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     return new CudaStream(s, true);
   }
 

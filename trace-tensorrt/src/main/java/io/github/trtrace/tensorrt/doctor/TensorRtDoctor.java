@@ -88,10 +88,9 @@ public final class TensorRtDoctor {
     }
     List<Gpu> gpus = probeCuda(b);
     if (trtVersion != null && !gpus.isEmpty()) {
-      String file = builderResourceFile(gpus.get(0), trtVersion);
       List<String> searchPath = builderResourceSearchPath();
-      String foundAt = findBuilderResource(file, searchPath);
-      b.builderResource(file, foundAt != null).builderResourceSearch(foundAt, searchPath);
+      String[] found = locateBuilderResource(gpus.get(0), trtVersion, searchPath);
+      b.builderResource(found[0], found[1] != null).builderResourceSearch(found[1], searchPath);
     }
     probeNvml(b);
     probeShim(b);
@@ -163,6 +162,23 @@ public final class TensorRtDoctor {
   /** The file TensorRT {@code dlopen}s to build engines for {@code gpu}'s SM, e.g. {@code ..._sm90.so.10.15.1}. */
   static String builderResourceFile(Gpu gpu, String trtVersion) {
     return "libnvinfer_builder_resource_" + gpu.sm() + ".so." + trtVersion;
+  }
+
+  /**
+   * The builder resource that serves {@code gpu}, and where it is: the per-architecture file ({@code
+   * libnvinfer_builder_resource_sm90.so.10.15.1}) or, failing that, the all-GPU one that some
+   * distributions ship instead ({@code libnvinfer_builder_resource.so.10.6.0} in the 10.6 preset, which
+   * builds on the H200). Returns {file, path or null}; the per-architecture name when neither is found.
+   */
+  static String[] locateBuilderResource(Gpu gpu, String trtVersion, List<String> searchPath) {
+    String perArch = builderResourceFile(gpu, trtVersion);
+    String at = findBuilderResource(perArch, searchPath);
+    if (at != null) {
+      return new String[] {perArch, at};
+    }
+    String allGpu = "libnvinfer_builder_resource.so." + trtVersion;
+    at = findBuilderResource(allGpu, searchPath);
+    return at != null ? new String[] {allGpu, at} : new String[] {perArch, null};
   }
 
   /** The path of {@code file} in the first directory of {@code searchPath} that has it, or null. */

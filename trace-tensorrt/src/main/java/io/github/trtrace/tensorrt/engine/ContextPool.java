@@ -66,6 +66,7 @@ public final class ContextPool<C> implements AutoCloseable {
   private final AtomicInteger maxInUse = new AtomicInteger();
   private final Object idle = new Object();
   private volatile boolean closed;
+  private volatile Runnable beforeCount = () -> {};
 
   private ContextPool(List<C> slots) {
     this.slots = List.copyOf(slots);
@@ -119,15 +120,36 @@ public final class ContextPool<C> implements AutoCloseable {
             + " ms: all " + slots.size() + " slots are in use (requestId=" + requestId + ")");
       }
     }
+    // Count the borrower first, then look at `closed`: close() sets `closed` and then waits for inUse
+    // to reach 0 (awaitIdle), so either this borrower sees `closed` and backs out, or the closer sees it
+    // counted and waits for its lease. Checking first left a window in which the contexts were
+    // destroyed under a borrower that was about to enqueue on one.
+    beforeCount.run();
+    int now = inUse.incrementAndGet();
     if (closed) {
-      free.offer(slot);
+      release(slot);
       throw new IllegalStateException("context pool is closed");
     }
     requestIds.set(slot, requestId);
     borrows.incrementAndGet();
-    int now = inUse.incrementAndGet();
     maxInUse.accumulateAndGet(now, Math::max);
     return new LeaseImpl(slot, requestId);
+  }
+
+  /** Uncounts a borrower and puts its slot back; wakes {@link #awaitIdle} when it was the last. */
+  private void release(int slot) {
+    boolean last = inUse.decrementAndGet() == 0;
+    free.offer(slot);
+    if (last) {
+      synchronized (idle) {
+        idle.notifyAll();
+      }
+    }
+  }
+
+  /** Test seam: runs in {@code borrow} after a slot was taken and before the borrower is counted. */
+  void beforeCountHook(Runnable hook) {
+    this.beforeCount = Objects.requireNonNull(hook, "hook");
   }
 
   /** The request the slot currently serves, or null when it is free or serves none. */
@@ -210,13 +232,7 @@ public final class ContextPool<C> implements AutoCloseable {
     public void close() {
       if (returned.compareAndSet(false, true)) {
         requestIds.set(slot, null);
-        boolean last = inUse.decrementAndGet() == 0;
-        free.offer(slot);
-        if (last) {
-          synchronized (idle) {
-            idle.notifyAll();
-          }
-        }
+        release(slot);
       }
     }
   }

@@ -5,23 +5,26 @@ import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
 import java.util.List;
 
 /**
- * One execution context of an engine with everything bound to it: its stream, its CUDA event pair,
- * its error recorder and its profiler. The seam between the pure-Java request orchestration in
- * {@link TracedExecution} (tested in CI) and the CUDA/TensorRT calls in {@link TracedEngine} (run on
- * the GPU).
+ * One execution slot of an engine with everything bound to it: its stream, its CUDA event pair, its
+ * error recorder, and two execution contexts over one device-memory block — a plain one and one with
+ * the per-layer profiler attached (TensorRT times every layer of every launch on a context that has a
+ * profiler, and TensorRT 10.6 refuses {@code setProfiler(nullptr)}, so profiling is chosen per launch
+ * by choosing the context, never by attaching and detaching). The seam between the pure-Java request
+ * orchestration in {@link TracedExecution} (tested in CI) and the CUDA/TensorRT calls in {@link
+ * TracedEngine} (run on the GPU).
  *
  * @param <C> the execution context type handed to the caller's binder
  */
 interface ExecutionSlot<C> extends AutoCloseable {
 
-  /** The execution context the caller binds tensors on. */
-  C context();
+  /** The context the next launch runs on: the profiled one when {@code profiled}. */
+  C context(boolean profiled);
 
-  /** Installs (true) or removes (false) the per-layer profiler for the next launch. */
-  void profiling(boolean enabled);
-
-  /** Records the start event, enqueues the engine, records the stop event. False = enqueue refused. */
-  boolean launch();
+  /**
+   * Records the start event, enqueues on the chosen context, records the stop event. False when
+   * TensorRT refused the enqueue.
+   */
+  boolean launch(boolean profiled);
 
   /** Waits for the launch to finish on the device. */
   void synchronize();
@@ -32,7 +35,7 @@ interface ExecutionSlot<C> extends AutoCloseable {
   /** Hands the per-layer times of the last profiled launch to {@code consumer}. */
   void drainLayers(LayerSampleConsumer consumer);
 
-  /** Errors TensorRT reported on this context since the last drain. */
+  /** Errors TensorRT reported on this slot's contexts since the last drain. */
   List<RecordedError> drainErrors();
 
   @Override

@@ -1,12 +1,15 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.tensorrt.build.BuildReport;
+import java.util.Locale;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Aggregates one request's per-layer timings (as drained from the profiler: layer name and
@@ -17,6 +20,8 @@ import java.util.Objects;
  * LayerTable table = LayerTable.create();
  * drained.forEach(s -> table.add(s.name(), s.ms()));
  * trace.layers(table.top(20));
+ * table.explain(buildReport, 5).forEach(x -> log.info("{}", x.summary()));
+ * // attn_qkv: 3.2 ms in 17 launches, fp16, tactic sm90_xmma_gemm..., not fused: <the build's warning>
  * }</pre>
  */
 public final class LayerTable {
@@ -76,6 +81,122 @@ public final class LayerTable {
       }
     }
     return out;
+  }
+
+  /**
+   * A profiled engine layer joined with the engine's build report: why it took the time it did.
+   *
+   * @param name engine layer name
+   * @param ms total milliseconds over the request's launches
+   * @param invocations how many times it ran
+   * @param networkLayers the network layers it absorbed (fused), empty when it is one network layer or
+   *     the report does not say
+   * @param precision its precision in the report, or null
+   * @param tactic its tactic (kernel) in the report, or null
+   * @param type its layer type in the report, or null
+   * @param buildWarnings the build's warnings that name this layer or one it absorbed
+   */
+  public record Explained(
+      String name,
+      double ms,
+      int invocations,
+      List<String> networkLayers,
+      @Nullable String precision,
+      @Nullable String tactic,
+      @Nullable String type,
+      List<String> buildWarnings) {
+    public Explained {
+      Objects.requireNonNull(name, "name");
+      networkLayers = List.copyOf(networkLayers);
+      buildWarnings = List.copyOf(buildWarnings);
+    }
+
+    /** Whether the engine layer absorbed two or more network layers. */
+    public boolean fused() {
+      return networkLayers.size() >= 2;
+    }
+
+    /**
+     * One line: time, precision, tactic, and "fused: a + b" or "not fused" with the build's warning
+     * about it, e.g. {@code 3.200 ms / 17 launches, fp16, tactic sm90_gemm, not fused: <warning>}.
+     */
+    public String summary() {
+      StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%.3f ms / %d launches", ms, invocations));
+      b.append(", ").append(precision == null ? "precision unknown" : precision);
+      if (tactic != null) {
+        b.append(", tactic ").append(tactic);
+      }
+      if (fused()) {
+        b.append(", fused: ").append(String.join(" + ", networkLayers));
+      } else {
+        b.append(", not fused");
+        if (!buildWarnings.isEmpty()) {
+          b.append(": ").append(buildWarnings.get(0));
+        }
+      }
+      return b.toString();
+    }
+  }
+
+  /**
+   * The {@code k} slowest layers (engine order) joined with {@code report}: per engine layer its
+   * time, the network layers it absorbed, precision, tactic, and the build warnings naming it.
+   * Layers the report does not know keep null precision and tactic.
+   */
+  public List<Explained> explain(BuildReport report, int k) {
+    Objects.requireNonNull(report, "report");
+    List<Explained> out = new ArrayList<>();
+    for (InferenceRecord.LayerTime t : top(k)) {
+      BuildReport.Layer layer = null;
+      for (BuildReport.Layer l : report.layers()) {
+        if (l.name().equals(t.name())) {
+          layer = l;
+          break;
+        }
+      }
+      List<String> absorbed = List.of();
+      for (BuildReport.FusedGroup g : report.fusedGroups()) {
+        if (g.engineLayer().equals(t.name())) {
+          absorbed = g.networkLayers();
+          break;
+        }
+      }
+      List<String> names = new ArrayList<>(absorbed);
+      names.add(t.name());
+      List<String> warnings = new ArrayList<>();
+      for (String w : report.warnings()) {
+        if (names.stream().anyMatch(n -> mentions(w, n))) {
+          warnings.add(w);
+        }
+      }
+      out.add(new Explained(t.name(), t.ms(), t.invocations(), absorbed,
+          layer == null ? null : layer.precision(), layer == null ? null : layer.tactic(),
+          layer == null ? null : layer.type(), warnings));
+    }
+    return out;
+  }
+
+  /** Whether {@code text} names {@code layer} as a whole word (so "fc1" does not match "fc10"). */
+  static boolean mentions(String text, String layer) {
+    int from = 0;
+    while (!layer.isEmpty()) {
+      int i = text.indexOf(layer, from);
+      if (i < 0) {
+        return false;
+      }
+      int end = i + layer.length();
+      boolean startOk = i == 0 || !isNamePart(text.charAt(i - 1));
+      boolean endOk = end == text.length() || !isNamePart(text.charAt(end));
+      if (startOk && endOk) {
+        return true;
+      }
+      from = i + 1;
+    }
+    return false;
+  }
+
+  private static boolean isNamePart(char c) {
+    return Character.isLetterOrDigit(c) || c == '_';
   }
 
   /** Empties the table for reuse. */

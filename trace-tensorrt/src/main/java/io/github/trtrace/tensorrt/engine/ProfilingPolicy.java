@@ -23,6 +23,15 @@ public interface ProfilingPolicy {
   /** Reports a finished request's end-to-end latency. */
   void onCompleted(double latencyMs);
 
+  /**
+   * Reports a finished request's latency, once per request (not per launch), and whether it was
+   * profiled. A profiled request is slowed by its own profiling, so it does not re-arm "after slow";
+   * by default the same as {@link #onCompleted(double)}.
+   */
+  default void onCompleted(double latencyMs, boolean profiled) {
+    onCompleted(latencyMs);
+  }
+
   /** Never profiles. */
   static ProfilingPolicy never() {
     return builder().build();
@@ -109,7 +118,12 @@ final class DefaultProfilingPolicy implements ProfilingPolicy {
 
   @Override
   public void onCompleted(double latencyMs) {
-    if (afterSlowCount > 0 && latencyMs > slowThresholdMs) {
+    onCompleted(latencyMs, false);
+  }
+
+  @Override
+  public void onCompleted(double latencyMs, boolean profiled) {
+    if (!profiled && afterSlowCount > 0 && latencyMs > slowThresholdMs) {
       pending.set(afterSlowCount);
     }
   }

@@ -1,7 +1,9 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.tensorrt.build.BuildReport;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
+import io.github.trtrace.tensorrt.cuda.DeviceMemory;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
 import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
 import org.bytedeco.tensorrt.nvinfer.IProfiler;
@@ -23,28 +26,37 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
- * An {@link ICudaEngine} with a pool of execution contexts, each with its own CUDA stream, CUDA
- * event pair, error recorder and per-layer profiler (the native shim). {@link #infer} runs one
- * launch inside the current request: the request is bound to the context it borrows, so TensorRT
- * messages and errors reported on that context are attributed to it; host time becomes the INFER
- * stage, device time ({@code gpu_ms}) comes from the CUDA events; per-layer times are attached when
- * the {@link ProfilingPolicy} asks; the engine fingerprint goes on every record.
+ * An {@link ICudaEngine} with a pool of execution slots, each with its own CUDA stream, CUDA event
+ * pair, error recorder and two execution contexts sharing one block of activation memory: a plain
+ * one, and one with the per-layer profiler (native shim) attached. A {@link Request} is one inference
+ * request's use of the engine — a prefill launch and one launch per decoded token: each launch is
+ * bound to the slot it borrows, so TensorRT errors reported on that slot land on that request; host
+ * time is the {@code INFER} stage (nested inside {@code DECODE}, it adds to {@code infer_ms}), device
+ * time ({@code gpu_ms}) comes from the CUDA events; when the {@link ProfilingPolicy} picks the request
+ * (once, when it opens), all its launches run on profiled contexts and its per-layer times, summed
+ * over the launches and capped per record, join the build report; the engine fingerprint goes on
+ * every record. Unprofiled launches run on contexts without a profiler and pay nothing for it.
  *
  * <pre>{@code
- * try (TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4)
- *         .logPipeline(pipeline).fingerprint(report.engineFingerprint())
+ * try (TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4).logPipeline(pipeline)
+ *         .buildReport(report)                      // fingerprint + layer explanations
  *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).afterSlow(500, 20).build()).build();
- *      InferenceTrace t = tracer.start("llama-8b")) {
- *   engine.infer(t, (ctx, stream) -> {
- *     ctx.setInputShape("input_ids", dims);
- *     ctx.setTensorAddress("input_ids", inputDevicePtr);
- *     ctx.setTensorAddress("logits", outputDevicePtr);
+ *      InferenceTrace t = tracer.start("llama-8b");
+ *      TracedEngine.Request r = engine.request(t)) {
+ *   t.runStage(Stage.DECODE, () -> {
+ *     r.launch((ctx, stream) -> bindPrefill(ctx, prompt));       // prefill: first token
+ *     t.token();
+ *     while (generating) {
+ *       r.launch((ctx, stream) -> bindDecodeStep(ctx));          // one launch per token
+ *       t.token();
+ *     }
  *   });
  * }
  * }</pre>
  *
  * <p>The engine itself stays yours: closing a {@code TracedEngine} destroys its contexts, streams,
- * events and shim objects (in reverse order of creation), not the {@code ICudaEngine}.
+ * events, activation memory and shim objects (in reverse order of creation), not the {@code
+ * ICudaEngine}.
  */
 public final class TracedEngine implements AutoCloseable {
 
@@ -52,6 +64,27 @@ public final class TracedEngine implements AutoCloseable {
   @FunctionalInterface
   public interface Binder {
     void bind(IExecutionContext context, CudaStream stream) throws Exception;
+  }
+
+  /**
+   * One request's launches on the engine; {@link #close()} attaches the layer table and tells the
+   * profiling policy the request's latency (once). It does not end the trace. One launch at a time.
+   */
+  public interface Request extends AutoCloseable {
+    /**
+     * Runs one launch and waits for it to finish on the device.
+     *
+     * @return false when TensorRT refused the launch or reported an error (the trace records which)
+     * @throws ContextPoolTimeoutException when no context was free within the borrow timeout
+     * @throws Exception what {@code binder} threw
+     */
+    boolean launch(Binder binder) throws Exception;
+
+    /** Whether this request's launches are profiled per layer. */
+    boolean profiled();
+
+    @Override
+    void close();
   }
 
   private final TracedExecution<Slot> execution;
@@ -78,7 +111,9 @@ public final class TracedEngine implements AutoCloseable {
     for (Slot s : slots) {
       seams.add(s.seam);
     }
-    this.execution = new TracedExecution<>(seams, b.profiling, b.fingerprint, b.borrowTimeout);
+    String fingerprint = b.fingerprint != null ? b.fingerprint
+        : b.buildReport == null ? null : b.buildReport.engineFingerprint();
+    this.execution = new TracedExecution<>(seams, b.profiling, fingerprint, b.borrowTimeout, b.maxLayers, b.buildReport);
     this.closeTimeout = b.borrowTimeout;
     this.pipeline = b.pipeline;
     this.listener = execution.eventListener();
@@ -92,15 +127,38 @@ public final class TracedEngine implements AutoCloseable {
     return new Builder(engine);
   }
 
+  /** Opens {@code trace}'s request on the engine; the profiling policy decides now, for all its launches. */
+  public Request request(InferenceTrace trace) {
+    TracedExecution<Slot>.Request r = execution.open(trace);
+    return new Request() {
+      @Override
+      public boolean launch(Binder binder) throws Exception {
+        return r.launch(slot -> binder.bind(slot.bound, slot.stream));
+      }
+
+      @Override
+      public boolean profiled() {
+        return r.profiled();
+      }
+
+      @Override
+      public void close() {
+        r.close();
+      }
+    };
+  }
+
   /**
-   * Runs one launch of the engine for {@code trace}'s request and waits for it to finish.
+   * Runs {@code trace}'s request as one launch (a request of its own) and waits for it to finish.
    *
    * @return false when TensorRT refused the launch or reported an error (the trace records which)
    * @throws ContextPoolTimeoutException when no context was free within the borrow timeout
    * @throws Exception what {@code binder} threw
    */
   public boolean infer(InferenceTrace trace, Binder binder) throws Exception {
-    return execution.infer(trace, slot -> binder.bind(slot.context, slot.stream));
+    try (Request r = request(trace)) {
+      return r.launch(binder);
+    }
   }
 
   /** Pool counters: borrows, waits, timeouts, contexts in use. */
@@ -126,7 +184,7 @@ public final class TracedEngine implements AutoCloseable {
     if (!execution.awaitIdle(closeTimeout)) {
       LoggerFactory.getLogger(TracedEngine.class).warn(
           "TracedEngine closed while {} launch(es) were still running after {} ms: its {} execution"
-              + " contexts are left allocated rather than destroyed under a running launch",
+              + " slots are left allocated rather than destroyed under a running launch",
           execution.stats().inUse(), closeTimeout.toMillis(), slots.size());
       return;
     }
@@ -141,14 +199,16 @@ public final class TracedEngine implements AutoCloseable {
     private int contexts = 1;
     private ProfilingPolicy profiling = ProfilingPolicy.never();
     private @Nullable String fingerprint;
+    private @Nullable BuildReport buildReport;
     private @Nullable TrtLogPipeline pipeline;
     private Duration borrowTimeout = Duration.ofSeconds(30);
+    private int maxLayers = 64;
 
     private Builder(ICudaEngine engine) {
       this.engine = Objects.requireNonNull(engine, "engine");
     }
 
-    /** Number of execution contexts (concurrent launches), 1..64; default 1. */
+    /** Number of execution slots (concurrent launches), 1..64; default 1. */
     public Builder contexts(int n) {
       if (n < 1 || n > 64) {
         throw new IllegalArgumentException("contexts must be between 1 and 64: " + n);
@@ -163,9 +223,27 @@ public final class TracedEngine implements AutoCloseable {
       return this;
     }
 
-    /** The engine fingerprint written on every record (from the {@code BuildReport}). */
+    /** The engine fingerprint written on every record (default: the build report's). */
     public Builder fingerprint(String fingerprint) {
       this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+      return this;
+    }
+
+    /**
+     * The engine's build report: its fingerprint goes on every record, and a profiled record's layers
+     * are explained from it (attributes {@code trt_layer.<name>}: precision, tactic, fused or not).
+     */
+    public Builder buildReport(BuildReport report) {
+      this.buildReport = Objects.requireNonNull(report, "report");
+      return this;
+    }
+
+    /** At most this many layers (the slowest) in a profiled record's table; default 64. */
+    public Builder maxLayersPerRecord(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxLayersPerRecord must be >= 1: " + n);
+      }
+      this.maxLayers = n;
       return this;
     }
 
@@ -175,7 +253,7 @@ public final class TracedEngine implements AutoCloseable {
       return this;
     }
 
-    /** The longest {@code infer} waits for a free context; default 30 s. */
+    /** The longest a launch waits for a free context; default 30 s. */
     public Builder borrowTimeout(Duration timeout) {
       if (timeout.isNegative()) {
         throw new IllegalArgumentException("borrowTimeout must not be negative: " + timeout);
@@ -184,83 +262,112 @@ public final class TracedEngine implements AutoCloseable {
       return this;
     }
 
-    /** Creates the contexts, streams, events and shim objects. */
+    /** Creates the contexts, streams, events, activation memory and shim objects. */
     public TracedEngine build() {
       return new TracedEngine(this);
     }
   }
 
-  /** One execution context and what is bound to it; created and destroyed together. */
+  /**
+   * One slot: a stream, an event pair, an error recorder, a profiler and two execution contexts (plain
+   * and profiled) over one activation-memory block, used by one launch at a time; created and
+   * destroyed together.
+   */
   private static final class Slot {
-    final IExecutionContext context;
     final CudaStream stream;
     final GpuTimer timer;
     final ShimErrorRecorder recorder;
     final ShimProfiler profiler;
     final IProfiler tensorRtProfiler;
+    final DeviceMemory activations;
+    final IExecutionContext plain;
+    final IExecutionContext profiledContext;
     final ExecutionSlot<Slot> seam;
+    IExecutionContext bound;
     boolean launched;
 
     Slot(ICudaEngine engine, int index) {
-      // The recorder and the profiler must outlive the context: TensorRT calls them until the
-      // context is destroyed, so they are released after it in close().
-      recorder = ShimErrorRecorder.create();
-      profiler = ShimProfiler.create();
-      tensorRtProfiler = profiler.asTensorRt();
-      stream = CudaStream.create();
-      timer = GpuTimer.create(stream);
-      IExecutionContext c = engine.createExecutionContext();
-      if (c == null || c.isNull()) {
-        timer.close();
-        stream.close();
-        profiler.close();
-        recorder.close();
-        throw new IllegalStateException(
-            "TensorRT could not create execution context " + index + " (device memory?)");
+      // Created in this order, released in reverse (close). The recorder and the profiler must
+      // outlive the contexts: TensorRT calls them until a context is destroyed.
+      List<AutoCloseable> made = new ArrayList<>();
+      try {
+        recorder = add(made, ShimErrorRecorder.create());
+        profiler = add(made, ShimProfiler.create());
+        tensorRtProfiler = profiler.asTensorRt();
+        stream = add(made, CudaStream.createNonBlocking());
+        timer = add(made, GpuTimer.create(stream));
+        activations = add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2()));
+        plain = add(made, context(engine, index, "plain"));
+        profiledContext = add(made, context(engine, index, "profiled"));
+      } catch (RuntimeException e) {
+        closeAll(made);
+        throw e;
       }
-      context = c;
-      context.setErrorRecorder(recorder.asTensorRt());
+      plain.setErrorRecorder(recorder.asTensorRt());
+      profiledContext.setErrorRecorder(recorder.asTensorRt());
       // Layer times are reported when asked (reportToProfiler), not on every enqueue.
-      context.setEnqueueEmitsProfile(false);
+      profiledContext.setEnqueueEmitsProfile(false);
+      profiledContext.setProfiler(tensorRtProfiler);
+      bound = plain;
       seam = new Seam();
     }
 
-    /** Releases in reverse order of creation; a failing step does not keep the later ones from running. */
-    void close() {
-      try {
-        TensorRtObjects.destroy(context);
-      } finally {
+    private IExecutionContext context(ICudaEngine engine, int index, String which) {
+      // Both contexts of the slot use one activation block: a slot runs one launch at a time.
+      IExecutionContext c = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      if (c == null || c.isNull()) {
+        throw new IllegalStateException("TensorRT could not create the " + which + " execution context of slot " + index);
+      }
+      c.setDeviceMemoryV2(activations.pointer(), activations.bytes());
+      return c;
+    }
+
+    private static <T> T add(List<AutoCloseable> made, T item) {
+      made.add(item instanceof IExecutionContext c ? () -> TensorRtObjects.destroy(c) : (AutoCloseable) item);
+      return item;
+    }
+
+    /** Closes in reverse order; a failing step does not keep the earlier-created ones from closing. */
+    private static void closeAll(List<AutoCloseable> made) {
+      RuntimeException first = null;
+      for (int i = made.size() - 1; i >= 0; i--) {
         try {
-          timer.close();
-        } finally {
-          try {
-            stream.close();
-          } finally {
-            try {
-              profiler.close();
-            } finally {
-              recorder.close();
-            }
+          made.get(i).close();
+        } catch (Exception e) {
+          if (first == null) {
+            first = e instanceof RuntimeException re ? re : new IllegalStateException(e);
           }
         }
       }
+      if (first != null) {
+        throw first;
+      }
+    }
+
+    void close() {
+      List<AutoCloseable> made = new ArrayList<>();
+      add(made, recorder);
+      add(made, profiler);
+      add(made, stream);
+      add(made, timer);
+      add(made, activations);
+      add(made, plain);
+      add(made, profiledContext);
+      closeAll(made);
     }
 
     private final class Seam implements ExecutionSlot<Slot> {
       @Override
-      public Slot context() {
+      public Slot context(boolean profiled) {
+        bound = profiled ? profiledContext : plain;
         return Slot.this;
       }
 
       @Override
-      public void profiling(boolean enabled) {
-        context.setProfiler(enabled ? tensorRtProfiler : null);
-      }
-
-      @Override
-      public boolean launch() {
+      public boolean launch(boolean profiled) {
+        IExecutionContext c = profiled ? profiledContext : plain;
         timer.start();
-        boolean ok = context.enqueueV3(stream.handle());
+        boolean ok = c.enqueueV3(stream.handle());
         timer.stop();
         launched = ok;
         return ok;
@@ -278,9 +385,7 @@ public final class TracedEngine implements AutoCloseable {
 
       @Override
       public void drainLayers(LayerSampleConsumer consumer) {
-        if (context.getProfiler() != null && !context.getProfiler().isNull()) {
-          context.reportToProfiler();
-        }
+        profiledContext.reportToProfiler();
         profiler.drain(consumer);
       }
 

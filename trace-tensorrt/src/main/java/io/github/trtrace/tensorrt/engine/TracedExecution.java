@@ -2,6 +2,7 @@ package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Stage;
+import io.github.trtrace.tensorrt.build.BuildReport;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
@@ -12,14 +13,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request side of a traced engine, free of CUDA and TensorRT types: borrows a slot, binds the
- * request to it (so TensorRT messages and recorded errors land on that request), times the launch
- * on host and device, attaches per-layer times when the profiling policy asks for them, and returns
- * the slot.
+ * The request side of a traced engine, free of CUDA and TensorRT types. A {@link Request} is one
+ * inference request's use of the engine — a prefill and a token-by-token decode loop, one {@link
+ * Request#launch} per engine launch: the profiling decision is taken once per request, per-layer
+ * times are aggregated across its launches into one bounded table, and the policy hears the
+ * request's latency once, when it ends. Each launch borrows a slot, runs inside the {@code INFER}
+ * stage (nested: inside {@code DECODE} it adds to {@code infer_ms}), adds the CUDA-event device time,
+ * and turns errors TensorRT recorded on the slot into that request's {@code error_type} and events.
+ *
+ * <p>TensorRT reports log messages on the thread that made the call, so a launch registers its trace
+ * for its own thread: messages reach the trace whose launch is running on the reporting thread, by
+ * identity, whatever request IDs clients chose (two requests may carry the same one).
  */
 final class TracedExecution<C> implements AutoCloseable {
 
@@ -29,95 +38,174 @@ final class TracedExecution<C> implements AutoCloseable {
     void bind(C context) throws Exception;
   }
 
+  /** Attribute naming how many profiled layers were left out of the record's table (the cap). */
+  static final String LAYERS_DROPPED_ATTRIBUTE = "trt_layers_dropped";
+
   private final ContextPool<ExecutionSlot<C>> pool;
   private final ProfilingPolicy profiling;
   private final @Nullable String fingerprint;
   private final Duration borrowTimeout;
-  private final Map<String, InferenceTrace> running = new ConcurrentHashMap<>();
+  private final int maxLayers;
+  private final @Nullable BuildReport buildReport;
+  /** The trace whose launch runs on each thread now: TensorRT's messages on that thread are its. */
+  private final Map<Thread, InferenceTrace> running = new ConcurrentHashMap<>();
 
   TracedExecution(
       List<? extends ExecutionSlot<C>> slots,
       ProfilingPolicy profiling,
       @Nullable String fingerprint,
       Duration borrowTimeout) {
+    this(slots, profiling, fingerprint, borrowTimeout, 64, null);
+  }
+
+  TracedExecution(
+      List<? extends ExecutionSlot<C>> slots,
+      ProfilingPolicy profiling,
+      @Nullable String fingerprint,
+      Duration borrowTimeout,
+      int maxLayers,
+      @Nullable BuildReport buildReport) {
+    if (maxLayers < 1) {
+      throw new IllegalArgumentException("maxLayers must be >= 1: " + maxLayers);
+    }
     this.pool = ContextPool.create(List.copyOf(slots));
     this.profiling = Objects.requireNonNull(profiling, "profiling");
     this.fingerprint = fingerprint;
     this.borrowTimeout = Objects.requireNonNull(borrowTimeout, "borrowTimeout");
+    this.maxLayers = maxLayers;
+    this.buildReport = buildReport;
   }
 
   /**
-   * A listener for the log pipeline's run-time events: an event whose request is running here is
-   * added to that request's trace.
+   * A listener for the log pipeline's run-time events: an event reported on a thread whose launch is
+   * running here is added to that launch's trace.
    */
   Consumer<TrtLogEvent> eventListener() {
     return e -> {
-      String id = e.requestId();
-      InferenceTrace t = id == null ? null : running.get(id);
+      InferenceTrace t = running.get(Thread.currentThread());
       if (t != null) {
         t.event(e.kind().eventKind(), e.severity().recordSeverity(), e.message());
       }
     };
   }
 
-  /**
-   * Runs one launch for {@code trace}'s request. The INFER stage covers bind, launch and
-   * synchronisation; device time is added from the slot's CUDA events. Errors TensorRT reported on
-   * the context become the trace's {@code error_type} ({@code tensorrt.<code name>}) and events.
-   *
-   * @return false when TensorRT refused the launch or reported an error (the trace says which)
-   * @throws ContextPoolTimeoutException when no context became free within the borrow timeout
-   * @throws Exception what the binder threw (also recorded on the trace)
-   */
+  /** Opens {@code trace}'s use of the engine; the profiling policy decides now, once. */
+  Request open(InferenceTrace trace) {
+    return new Request(Objects.requireNonNull(trace, "trace"), profiling.shouldProfile());
+  }
+
+  /** One launch as a whole request: {@code open}, one {@link Request#launch}, close. */
   boolean infer(InferenceTrace trace, Binder<C> binder) throws Exception {
-    String requestId = trace.requestId();
-    try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, requestId)) {
-      ExecutionSlot<C> slot = lease.context();
-      boolean profile = profiling.shouldProfile();
-      running.put(requestId, trace);
-      boolean ok = false;
-      boolean threw = false;
-      try {
-        slot.profiling(profile);
-        // nested: inside an open DECODE stage, DECODE pauses and this launch adds to infer_ms
-        InferenceTrace.StageTimer infer = trace.stage(Stage.INFER);
-        try {
-          binder.bind(slot.context());
-          ok = slot.launch();
-          slot.synchronize();
-        } finally {
-          infer.close();
-        }
-        double gpu = slot.gpuMs();
-        if (ok && !Double.isNaN(gpu)) {
-          trace.addGpuMs(gpu);
-        }
-        if (profile) {
-          LayerTable table = LayerTable.create();
-          slot.drainLayers(table::add);
-          trace.layers(table.layers());
-        }
-      } catch (Exception e) {
-        threw = true;
-        trace.error(e);
-        throw e;
-      } finally {
-        // Every step below runs even when one before it fails: the request leaves `running`, the
-        // policy sees the latency and the lease goes back on every path.
-        try {
-          ok = recordErrors(slot, trace, ok, threw);
-          if (profile) {
-            slot.profiling(false);
-          }
-        } finally {
-          if (fingerprint != null) {
-            trace.engineFingerprint(fingerprint);
-          }
-          running.remove(requestId, trace);
-          profiling.onCompleted(trace.elapsedNanos() / 1e6);
-        }
+    try (Request r = open(trace)) {
+      return r.launch(binder);
+    }
+  }
+
+  /** One request's launches. Not thread-safe: one launch at a time (as a generation loop runs). */
+  final class Request implements AutoCloseable {
+    private final InferenceTrace trace;
+    private final boolean profiled;
+    private final LayerTable layers = LayerTable.create();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private int launches;
+
+    private Request(InferenceTrace trace, boolean profiled) {
+      this.trace = trace;
+      this.profiled = profiled;
+    }
+
+    /** Whether this request's launches are profiled per layer. */
+    boolean profiled() {
+      return profiled;
+    }
+
+    /** Launches so far. */
+    int launches() {
+      return launches;
+    }
+
+    /**
+     * Runs one launch. The binder binds on the borrowed slot's context (the profiled one when this
+     * request is profiled).
+     *
+     * @return false when TensorRT refused the launch or reported an error (the trace says which)
+     * @throws ContextPoolTimeoutException when no slot became free within the borrow timeout
+     * @throws IllegalStateException when the request was closed
+     * @throws Exception what the binder threw (also recorded on the trace)
+     */
+    boolean launch(Binder<C> binder) throws Exception {
+      if (closed.get()) {
+        throw new IllegalStateException("launch on a closed request");
       }
-      return ok;
+      launches++;
+      try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, trace.requestId())) {
+        ExecutionSlot<C> slot = lease.context();
+        Thread me = Thread.currentThread();
+        running.put(me, trace);
+        boolean ok = false;
+        boolean threw = false;
+        try {
+          InferenceTrace.StageTimer infer = trace.stage(Stage.INFER);
+          try {
+            binder.bind(slot.context(profiled));
+            ok = slot.launch(profiled);
+            slot.synchronize();
+          } finally {
+            infer.close();
+          }
+          double gpu = slot.gpuMs();
+          if (ok && !Double.isNaN(gpu)) {
+            trace.addGpuMs(gpu);
+          }
+          if (profiled && ok) {
+            slot.drainLayers(layers::add);
+          }
+        } catch (Exception e) {
+          threw = true;
+          trace.error(e);
+          throw e;
+        } finally {
+          // Both run however the launch ended: the slot's errors are this request's, and the thread
+          // is no longer this trace's once the lease goes back.
+          try {
+            ok = recordErrors(slot, trace, ok, threw);
+          } finally {
+            running.remove(me, trace);
+          }
+        }
+        return ok;
+      }
+    }
+
+    /**
+     * Ends the request's use of the engine: attaches the aggregated layer table (the {@code
+     * maxLayers} slowest layers, in engine order; the count left out in {@value
+     * #LAYERS_DROPPED_ATTRIBUTE}) and, with a build report, each layer's explanation; writes the
+     * fingerprint; tells the policy the request's latency once. Does not end the trace. Idempotent.
+     */
+    @Override
+    public void close() {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        if (fingerprint != null) {
+          trace.engineFingerprint(fingerprint);
+        }
+        if (profiled && layers.size() > 0) {
+          trace.layers(layers.top(maxLayers));
+          if (layers.size() > maxLayers) {
+            trace.attribute(LAYERS_DROPPED_ATTRIBUTE, Integer.toString(layers.size() - maxLayers));
+          }
+          if (buildReport != null) {
+            for (LayerTable.Explained x : layers.explain(buildReport, maxLayers)) {
+              trace.attribute("trt_layer." + x.name(), x.summary());
+            }
+          }
+        }
+      } finally {
+        profiling.onCompleted(trace.elapsedNanos() / 1e6, profiled);
+      }
     }
   }
 

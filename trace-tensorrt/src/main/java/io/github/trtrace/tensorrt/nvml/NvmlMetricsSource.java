@@ -124,8 +124,10 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
       throw new IllegalStateException("NvmlMetricsSource is closed");
     }
     double utilPct = Double.NaN;
+    double memUtilPct = Double.NaN;
     if (nvmlDeviceGetUtilizationRates(device, util) == NVML_SUCCESS) {
       utilPct = util.gpu();
+      memUtilPct = util.memory(); // memory-bandwidth utilisation, not memory held
     }
     check("nvmlDeviceGetMemoryInfo", nvmlDeviceGetMemoryInfo(device, memory));
     double used = memory.used() / MIB;
@@ -134,7 +136,19 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
     double sm = nvmlDeviceGetClockInfo(device, NVML_CLOCK_SM, value) == NVML_SUCCESS ? value[0] : Double.NaN;
     List<String> throttle =
         nvmlDeviceGetCurrentClocksEventReasons(device, reasons) == NVML_SUCCESS ? reasonNames(reasons[0]) : List.of();
-    return new GpuReading(utilPct, used, total, temp, sm, throttle, System.currentTimeMillis());
+    return new GpuReading(utilPct, memUtilPct, used, total, temp, sm, throttle, System.currentTimeMillis());
+  }
+
+  /**
+   * NVML's memory utilisation now: the percentage of the last sample period (1/6 s to 1 s, by product)
+   * in which device memory was being read or written — memory-bandwidth use, not memory held. NaN when
+   * NVML cannot say.
+   */
+  public synchronized double memoryUtilPercent() {
+    if (closed.get()) {
+      throw new IllegalStateException("NvmlMetricsSource is closed");
+    }
+    return nvmlDeviceGetUtilizationRates(device, util) == NVML_SUCCESS ? util.memory() : Double.NaN;
   }
 
   /** Shuts NVML down (NVML counts init/shutdown pairs). Idempotent. */

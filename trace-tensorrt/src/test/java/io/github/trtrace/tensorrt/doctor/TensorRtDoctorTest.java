@@ -45,6 +45,24 @@ class TensorRtDoctorTest {
         List.of(a.toString(), b.toString()))).isNull();
   }
 
+  /**
+   * The 10.6 preset ships one all-GPU builder resource and builds on the H200; the doctor warned that
+   * the sm90 file was missing (H200 run of 2026-12-01). Failed before the all-GPU file was looked for.
+   */
+  @Test
+  void theAllGpuBuilderResourceServesWhenThePerArchitectureFileIsAbsent(@TempDir Path tmp) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("trt"));
+    List<String> path = List.of(dir.toString());
+    assertThat(TensorRtDoctor.locateBuilderResource(H200, "10.6.0", path))
+        .containsExactly("libnvinfer_builder_resource_sm90.so.10.6.0", null);
+    Files.writeString(dir.resolve("libnvinfer_builder_resource.so.10.6.0"), "x");
+    assertThat(TensorRtDoctor.locateBuilderResource(H200, "10.6.0", path))
+        .containsExactly("libnvinfer_builder_resource.so.10.6.0", dir.resolve("libnvinfer_builder_resource.so.10.6.0").toString());
+    Files.writeString(dir.resolve("libnvinfer_builder_resource_sm90.so.10.6.0"), "x");
+    assertThat(TensorRtDoctor.locateBuilderResource(H200, "10.6.0", path)[0])
+        .isEqualTo("libnvinfer_builder_resource_sm90.so.10.6.0");
+  }
+
   @Test
   void searchPathStartsWithLdLibraryPathAndIncludesSystemDirectories() {
     List<String> path = TensorRtDoctor.builderResourceSearchPath();

@@ -83,6 +83,38 @@ class ContextPoolTest {
     }
   }
 
+  /**
+   * The closer (TracedEngine.close: close, then awaitIdle, then destroy the contexts) runs in the
+   * window after a borrower took a slot: once awaitIdle has said "idle" the borrower must not get a
+   * lease, or it would enqueue on a destroyed context. Failed before the borrower was counted first.
+   */
+  @Test
+  void aBorrowerRacingCloseNeverGetsALeaseAfterTheCloserSawThePoolIdle() {
+    ContextPool<String> pool = ContextPool.create(List.of("ctx-0"));
+    boolean[] closerSawIdle = new boolean[1];
+    pool.beforeCountHook(() -> {
+      pool.close();
+      closerSawIdle[0] = pool.awaitIdle(Duration.ZERO);
+    });
+    assertThatThrownBy(() -> pool.borrow(Duration.ofSeconds(1), "req-late"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThat(closerSawIdle[0]).isTrue();
+    assertThat(pool.stats().inUse()).isZero();
+    assertThat(pool.stats().borrows()).isZero();
+  }
+
+  /** The other order: the borrower is counted before the closer looks, so the closer waits for it. */
+  @Test
+  void aCloserRacingACountedBorrowerWaitsForItsLease() {
+    ContextPool<String> pool = ContextPool.create(List.of("ctx-0"));
+    ContextPool.Lease<String> lease = pool.borrow(Duration.ofSeconds(1), "req-a");
+    pool.close();
+    assertThat(pool.awaitIdle(Duration.ZERO)).isFalse();
+    lease.close();
+    assertThat(pool.awaitIdle(Duration.ZERO)).isTrue();
+  }
+
   @Test
   void closedPoolRefusesBorrows() {
     ContextPool<String> pool = ContextPool.create(List.of("x"));

@@ -39,6 +39,15 @@ class ProfilingPolicyTest {
   }
 
   @Test
+  void aSlowRequestThatWasItselfProfiledDoesNotReArm() {
+    ProfilingPolicy p = ProfilingPolicy.builder().afterSlow(200.0, 1).build();
+    p.onCompleted(500.0, false);
+    assertThat(p.shouldProfile()).isTrue();
+    p.onCompleted(900.0, true);   // slowed by its own profiling
+    assertThat(p.shouldProfile()).isFalse();
+  }
+
+  @Test
   void neverAndFullRateAreTheExtremes() {
     assertThat(ProfilingPolicy.never().shouldProfile()).isFalse();
     assertThat(ProfilingPolicy.builder().sampleRate(1.0).build().shouldProfile()).isTrue();

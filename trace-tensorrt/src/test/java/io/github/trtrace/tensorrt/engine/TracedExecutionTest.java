@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.tensorrt.log.RecordedError;
@@ -31,7 +32,6 @@ class TracedExecutionTest {
     final String name;
     final List<RecordedError> pendingErrors = new ArrayList<>();
     boolean launchResult = true;
-    boolean profiling;
     int launches;
     int profiledLaunches;
     boolean closed;
@@ -40,13 +40,12 @@ class TracedExecutionTest {
       this.name = name;
     }
 
-    @Override public String context() { return name; }
-    @Override public void profiling(boolean enabled) { profiling = enabled; }
+    @Override public String context(boolean profiled) { return profiled ? name + "+profiler" : name; }
 
     @Override
-    public boolean launch() {
+    public boolean launch(boolean profiled) {
       launches++;
-      if (profiling) {
+      if (profiled) {
         profiledLaunches++;
       }
       return launchResult;
@@ -150,12 +149,13 @@ class TracedExecutionTest {
   }
 
   @Test
-  void profiledRequestsCarryTheLayerTableAndTheProfilerIsRemovedAfterwards() throws Exception {
+  void profiledRequestsRunOnTheProfiledContextAndCarryTheLayerTable() throws Exception {
     ScriptedSlot slot = new ScriptedSlot("ctx0");
     TracedExecution<String> exec = new TracedExecution<>(
         List.of(slot), ProfilingPolicy.builder().sampleRate(1.0).build(), null, Duration.ofSeconds(1));
+    List<String> bound = new ArrayList<>();
     try (InferenceTrace t = tracer.start("m", "req-prof")) {
-      exec.infer(t, c -> {});
+      exec.infer(t, bound::add);
     }
     InferenceRecord r = record("req-prof");
     assertThat(r.layers()).extracting(InferenceRecord.LayerTime::name)
@@ -163,7 +163,125 @@ class TracedExecutionTest {
     assertThat(r.layers().get(0).ms()).isEqualTo(1.25);
     assertThat(r.layers().get(0).invocations()).isEqualTo(2);
     assertThat(slot.profiledLaunches).isEqualTo(1);
-    assertThat(slot.profiling).isFalse();
+    assertThat(bound).containsExactly("ctx0+profiler");
+  }
+
+  @Test
+  void aGenerationIsOneProfilingDecisionWithItsLayersSummedOverItsLaunches() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    int[] decisions = new int[1];
+    List<Double> completed = new ArrayList<>();
+    ProfilingPolicy spy = new ProfilingPolicy() {
+      @Override public boolean shouldProfile() { decisions[0]++; return true; }
+      @Override public void onCompleted(double latencyMs) { completed.add(latencyMs); }
+    };
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), spy, null, Duration.ofSeconds(1));
+    try (InferenceTrace t = tracer.start("m", "req-gen")) {
+      try (TracedExecution<String>.Request r = exec.open(t)) {
+        t.runStage(Stage.DECODE, () -> {
+          for (int i = 0; i < 5; i++) {   // prefill + 4 decode steps
+            assertThat(r.launch(c -> {})).isTrue();
+            t.token();
+          }
+        });
+      }
+    }
+    InferenceRecord r = record("req-gen");
+    assertThat(decisions[0]).isEqualTo(1);
+    assertThat(completed).hasSize(1);
+    assertThat(slot.profiledLaunches).isEqualTo(5);
+    assertThat(r.layers()).extracting(InferenceRecord.LayerTime::invocations).containsExactly(10, 5);
+    assertThat(r.layers().get(0).ms()).isEqualTo(6.25);
+    assertThat(r.gpuMs()).isEqualTo(12.5);
+    assertThat(r.outputTokens()).isEqualTo(5);
+    // the launches nest inside DECODE: their host time is infer_ms, not decode_ms
+    assertThat(r.inferMs()).isGreaterThanOrEqualTo(0);
+    assertThat(r.inferMs() + r.decodeMs()).isLessThanOrEqualTo(r.latencyMs());
+  }
+
+  @Test
+  void theLayerTableIsCappedPerRecordAndTheDropIsCounted() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0") {
+      @Override
+      public void drainLayers(LayerSampleConsumer consumer) {
+        for (int i = 0; i < 10; i++) {
+          consumer.accept("layer" + i, i);
+        }
+      }
+    };
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot),
+        ProfilingPolicy.builder().sampleRate(1.0).build(), null, Duration.ofSeconds(1), 3, null);
+    try (InferenceTrace t = tracer.start("m", "req-cap")) {
+      exec.infer(t, c -> {});
+    }
+    InferenceRecord r = record("req-cap");
+    assertThat(r.layers()).extracting(InferenceRecord.LayerTime::name).containsExactly("layer7", "layer8", "layer9");
+    assertThat(r.attributes()).containsEntry(TracedExecution.LAYERS_DROPPED_ATTRIBUTE, "7");
+  }
+
+  @Test
+  void aLongGenerationDoesNotReArmAfterSlowProfilingOnEveryLaunch() throws Exception {
+    long[] now = {0};
+    InferenceTracer clocked = InferenceTracer.builder().sink(sink)
+        .clocks(java.time.Clock.systemUTC(), () -> now[0]).build();
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    ProfilingPolicy policy = ProfilingPolicy.builder().afterSlow(100, 1).build();
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), policy, null, Duration.ofSeconds(1));
+    try (InferenceTrace t = clocked.start("m", "req-long")) {
+      try (TracedExecution<String>.Request r = exec.open(t)) {
+        for (int i = 0; i < 20; i++) {
+          now[0] += 50_000_000L;   // 50 ms per launch: past the 100 ms threshold after the second
+          r.launch(c -> {});
+        }
+      }
+    }
+    // the request's own launches were not profiled (the decision is the request's, taken at open),
+    // and the one slow request arms one profiled request, not a profiled launch per later launch
+    assertThat(slot.profiledLaunches).isZero();
+    assertThat(policy.shouldProfile()).isTrue();
+    assertThat(policy.shouldProfile()).isFalse();
+    clocked.close();
+  }
+
+  /**
+   * Two requests with the same client request ID running at once: each one's TensorRT messages land
+   * on its own record. Failed while running requests were keyed by request ID (the second overwrote
+   * the first, and both messages went to one trace).
+   */
+  @Test
+  void twoRequestsWithTheSameIdGetTheirOwnMessages() throws Exception {
+    TrtLogPipeline pipeline = TrtLogPipeline.builder().build();
+    List<ScriptedSlot> slots = List.of(new ScriptedSlot("a"), new ScriptedSlot("b"));
+    TracedExecution<String> exec =
+        new TracedExecution<>(slots, ProfilingPolicy.never(), null, Duration.ofSeconds(10));
+    pipeline.onEvent(exec.eventListener());
+    java.util.concurrent.CyclicBarrier bothRunning = new java.util.concurrent.CyclicBarrier(2);
+    java.util.concurrent.CyclicBarrier bothLogged = new java.util.concurrent.CyclicBarrier(2);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<Future<?>> fs = new ArrayList<>();
+    for (String who : List.of("first", "second")) {
+      fs.add(pool.submit(() -> RequestContext.with("dup-id").call(() -> {
+        try (InferenceTrace t = tracer.start("m")) {
+          t.attribute("who", who);
+          exec.infer(t, c -> {
+            bothRunning.await(10, TimeUnit.SECONDS);
+            pipeline.log(2, "[MemUsageChange] launch of " + who);
+            bothLogged.await(10, TimeUnit.SECONDS);
+          });
+        }
+        return null;
+      })));
+    }
+    for (Future<?> f : fs) {
+      f.get(30, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    tracer.flush().join();
+    assertThat(sink.records()).hasSize(2).allSatisfy(r -> {
+      assertThat(r.requestId()).isEqualTo("dup-id");
+      assertThat(r.events()).singleElement()
+          .satisfies(e -> assertThat(e.message()).endsWith("launch of " + r.attributes().get("who")));
+    });
   }
 
   @Test
