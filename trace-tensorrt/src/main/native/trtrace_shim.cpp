@@ -19,9 +19,19 @@
 //
 //   IVersionedInterface: getAPILanguage, getInterfaceInfo, ~IVersionedInterface
 //   IErrorRecorder     : + getNbErrors, getErrorCode, getErrorDesc, hasOverflowed, clear, reportError,
-//                          incRefCount, decRefCount
-//   IProgressMonitor   : + phaseStart, stepComplete, phaseFinish
-//   IProfiler (not versioned): reportLayerTime, ~IProfiler
+//                          incRefCount, decRefCount                       (same in TensorRT 10 and 11)
+//   IProgressMonitor   : + phaseStart, stepComplete, phaseFinish          (same in TensorRT 10 and 11)
+//   IProfiler, TensorRT 10 (not versioned): reportLayerTime, ~IProfiler
+//   IProfiler, TensorRT 11 (nvinfer1::v_1_0::IProfiler : IVersionedInterface):
+//                          getAPILanguage, getInterfaceInfo {"IProfiler", 1, 0}, ~IVersionedInterface,
+//                          reportLayerTime
+//   ILogger, TensorRT 10: log, ~ILogger; TensorRT 11 (v_1_0::ILogger : IVersionedInterface):
+//                          getAPILanguage, getInterfaceInfo {"ILogger", 1, 0}, ~IVersionedInterface, log
+// TensorRT 11's layouts are taken from the preset org.bytedeco:tensorrt:11.2-1.5.14 (IProfiler and ILogger
+// extend IVersionedInterface there, getInterfaceInfo then reportLayerTime / log) and NVIDIA's TensorRT 11
+// class reference for nvinfer1::v_1_0::IProfiler (getInterfaceInfo inline override, reportLayerTime pure,
+// ~IProfiler override). Which IProfiler layout a profiler has is chosen by the Java side from the loaded
+// TensorRT's getInferLibVersion() (ShimProfiler); it is never guessed here.
 #include <jni.h>
 
 #include <algorithm>
@@ -29,6 +39,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <mutex>
 #include <new>
 #include <string>
@@ -81,7 +92,7 @@ class IProgressMonitor : public IVersionedInterface {
 };
 
 // ILogger (NvInferRuntimeBase.h, TensorRT 10): log() is its first virtual method, then the
-// destructor; the preset's generated ILogger declares the same single @Virtual method. Used only by
+// destructor; the 10.15 preset's generated ILogger declares the same single @Virtual method. Used only by
 // the emulation entry point below that measures TensorRT's logger-callback path into Java.
 class ILogger {
  public:
@@ -90,11 +101,30 @@ class ILogger {
   virtual ~ILogger() = default;
 };
 
+// TensorRT 10's IProfiler: no base class.
 class IProfiler {
  public:
   virtual void reportLayerTime(char const* layerName, float ms) noexcept = 0;
   virtual ~IProfiler() noexcept {}
 };
+
+// TensorRT 11 declares these in nvinfer1::v_1_0 (aliased to nvinfer1); the namespace name does not
+// enter the vtable. Named v11 here because both generations live in one library.
+namespace v11 {
+class ILogger : public IVersionedInterface {
+ public:
+  InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"ILogger", 1, 0}; }
+  virtual void log(nvinfer1::ILogger::Severity severity, char const* msg) noexcept = 0;
+  ~ILogger() override = default;
+};
+
+class IProfiler : public IVersionedInterface {
+ public:
+  InterfaceInfo getInterfaceInfo() const noexcept override { return InterfaceInfo{"IProfiler", 1, 0}; }
+  virtual void reportLayerTime(char const* layerName, float ms) noexcept = 0;
+  ~IProfiler() override = default;
+};
+}  // namespace v11
 
 // TensorRT 10's API objects (IBuilder, IRuntime, ICudaEngine, IExecutionContext, IHostMemory, ...)
 // derive from INoCopy, whose only virtual member is its destructor (NvInferRuntimeBase.h); every
@@ -140,15 +170,18 @@ constexpr int32_t kMaxLayerNames = 1 << 16;
 
 // ---------------------------------------------------------------------------------------------------
 // IProfiler: interns layer names (ID = index in the name table) and records (nameId, ms) pairs in a
-// bounded buffer; samples arriving while it is full are counted and dropped.
-class ShimProfiler final : public nvinfer1::IProfiler {
+// bounded buffer; samples arriving while it is full are counted and dropped. The buffer is shared by
+// both ABI generations below; a drain swaps it out under the lock and copies into Java outside it.
+class ProfilerBuffer {
  public:
-  explicit ShimProfiler(int32_t capacity) : capacity_(static_cast<size_t>(capacity)) {
+  explicit ProfilerBuffer(int32_t capacity) : capacity_(static_cast<size_t>(capacity)) {
     ids_.reserve(capacity_);
     ms_.reserve(capacity_);
+    drainIds_.reserve(capacity_);
+    drainMs_.reserve(capacity_);
   }
 
-  void reportLayerTime(char const* layerName, float ms) noexcept override {
+  void report(char const* layerName, float ms) noexcept {
     try {
       std::lock_guard<std::mutex> lock(mutex_);
       if (ids_.size() >= capacity_) {
@@ -178,16 +211,46 @@ class ShimProfiler final : public nvinfer1::IProfiler {
 
   std::mutex mutex_;
   size_t capacity_;
-  std::vector<int32_t> ids_;
+  std::vector<int32_t> ids_;  // filled by TensorRT's threads, under mutex_
   std::vector<float> ms_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, int32_t> index_;
   int64_t overflow_ = 0;
+  // Owned by the drainer (Java serialises drains): what the last swap took out, and how far it was copied.
+  std::vector<int32_t> drainIds_;
+  std::vector<float> drainMs_;
+  size_t drainPos_ = 0;
 };
 
+// Layout 10: nvinfer1::IProfiler of TensorRT 10.
+class ShimProfiler10 final : public nvinfer1::IProfiler {
+ public:
+  explicit ShimProfiler10(int32_t capacity) : buffer(capacity) {}
+  void reportLayerTime(char const* layerName, float ms) noexcept override { buffer.report(layerName, ms); }
+  ProfilerBuffer buffer;
+};
+
+// Layout 11: nvinfer1::v_1_0::IProfiler of TensorRT 11 (versioned interface first).
+class ShimProfiler11 final : public nvinfer1::v11::IProfiler {
+ public:
+  explicit ShimProfiler11(int32_t capacity) : buffer(capacity) {}
+  void reportLayerTime(char const* layerName, float ms) noexcept override { buffer.report(layerName, ms); }
+  ProfilerBuffer buffer;
+};
+
+constexpr int32_t kLayout10 = 10;
+constexpr int32_t kLayout11 = 11;
+
 // ---------------------------------------------------------------------------------------------------
-// IErrorRecorder: keeps (code, description, time) until drained from Java or cleared. TensorRT holds a
-// reference count while the recorder is attached; the Java owner frees it only at count zero.
+// IErrorRecorder: two views of the reported errors.
+//  - TensorRT's view (getNbErrors/getErrorCode/getErrorDesc): every error since the last clear(), in a
+//    deque that only ever grows at the back until clear(). A deque's push_back never moves existing
+//    elements, so a getErrorDesc pointer stays valid until clear(), as IErrorRecorder requires; drains
+//    never touch this view.
+//  - Java's view (drain): errors not drained yet. A drain swaps this buffer out under the lock and
+//    converts it to Java objects after releasing it, so no JNI call runs while TensorRT's threads may be
+//    waiting for the mutex. TensorRT's clear() does not discard errors Java has not drained yet.
+// TensorRT holds a reference count while the recorder is attached; the Java owner frees it only at zero.
 struct RecordedError {
   int32_t code;
   std::string desc;
@@ -196,53 +259,63 @@ struct RecordedError {
 
 class ShimErrorRecorder final : public nvinfer1::IErrorRecorder {
  public:
-  explicit ShimErrorRecorder(int32_t capacity) : capacity_(static_cast<size_t>(capacity)) {}
+  explicit ShimErrorRecorder(int32_t capacity) : capacity_(static_cast<size_t>(capacity)) {
+    pending_.reserve(capacity_);
+  }
 
   int32_t getNbErrors() const noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<int32_t>(errors_.size());
+    return static_cast<int32_t>(visible_.size());
   }
 
   nvinfer1::ErrorCode getErrorCode(int32_t errorIdx) const noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (errorIdx < 0 || static_cast<size_t>(errorIdx) >= errors_.size()) {
+    if (errorIdx < 0 || static_cast<size_t>(errorIdx) >= visible_.size()) {
       return nvinfer1::ErrorCode::kINVALID_ARGUMENT;
     }
-    return static_cast<nvinfer1::ErrorCode>(errors_[static_cast<size_t>(errorIdx)].code);
+    return static_cast<nvinfer1::ErrorCode>(visible_[static_cast<size_t>(errorIdx)].code);
   }
 
-  // The pointer stays valid until the next drain or clear.
+  // The pointer stays valid until clear() (or the recorder's destruction).
   char const* getErrorDesc(int32_t errorIdx) const noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (errorIdx < 0 || static_cast<size_t>(errorIdx) >= errors_.size()) {
+    if (errorIdx < 0 || static_cast<size_t>(errorIdx) >= visible_.size()) {
       return "trtrace: error index out of range";
     }
-    return errors_[static_cast<size_t>(errorIdx)].desc.c_str();
+    return visible_[static_cast<size_t>(errorIdx)].desc.c_str();
   }
 
   bool hasOverflowed() const noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return overflow_ > 0;
+    return visibleOverflow_;
   }
 
   void clear() noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    errors_.clear();
-    overflow_ = 0;
+    visible_.clear();
+    visibleOverflow_ = false;
   }
 
   // Like TensorRT's samples, every reported error is treated as fatal for the current call.
   bool reportError(nvinfer1::ErrorCode val, char const* desc) noexcept override {
     try {
+      RecordedError e{static_cast<int32_t>(val), safeString(desc, kMaxDescLength), epochMicros()};
       std::lock_guard<std::mutex> lock(mutex_);
       reported_++;
-      if (errors_.size() >= capacity_) {
-        overflow_++;
+      if (pending_.size() < capacity_) {
+        pending_.push_back(e);
       } else {
-        errors_.push_back(RecordedError{static_cast<int32_t>(val), safeString(desc, kMaxDescLength), epochMicros()});
+        dropped_++;
+      }
+      if (visible_.size() < capacity_) {
+        visible_.push_back(std::move(e));
+      } else {
+        visibleOverflow_ = true;
       }
     } catch (...) {
-      overflow_++;
+      std::lock_guard<std::mutex> lock(mutex_);
+      dropped_++;
+      visibleOverflow_ = true;
     }
     return true;
   }
@@ -258,8 +331,10 @@ class ShimErrorRecorder final : public nvinfer1::IErrorRecorder {
 
   mutable std::mutex mutex_;
   size_t capacity_;
-  std::vector<RecordedError> errors_;
-  int64_t overflow_ = 0;
+  std::deque<RecordedError> visible_;   // TensorRT's view, until clear()
+  bool visibleOverflow_ = false;
+  std::vector<RecordedError> pending_;  // Java's view, until drained
+  int64_t dropped_ = 0;
   int64_t reported_ = 0;
   std::atomic<int32_t> refs_{0};
 };
@@ -309,13 +384,20 @@ class ShimProgressMonitor final : public nvinfer1::IProgressMonitor {
 
   std::mutex mutex_;
   size_t capacity_;
-  std::vector<ProgressEvent> events_;
+  std::vector<ProgressEvent> events_;  // filled by TensorRT, under mutex_
   int64_t overflow_ = 0;
   std::atomic<bool> cancelled_{false};
+  std::vector<ProgressEvent> drained_;  // owned by the drainer: what the last swap took out
+  size_t drainPos_ = 0;
 };
 
-ShimProfiler* profiler(jlong h) {
-  return static_cast<ShimProfiler*>(reinterpret_cast<nvinfer1::IProfiler*>(h));
+// A profiler handle is the address of the object as its TensorRT interface (what TensorRT is given);
+// the Java side passes the layout it was created with.
+ProfilerBuffer* profilerBuffer(jlong h, jint layout) {
+  if (layout == kLayout11) {
+    return &static_cast<ShimProfiler11*>(reinterpret_cast<nvinfer1::v11::IProfiler*>(h))->buffer;
+  }
+  return &static_cast<ShimProfiler10*>(reinterpret_cast<nvinfer1::IProfiler*>(h))->buffer;
 }
 ShimErrorRecorder* recorder(jlong h) {
   return static_cast<ShimErrorRecorder*>(reinterpret_cast<nvinfer1::IErrorRecorder*>(h));
@@ -357,12 +439,26 @@ class JStr {
 #define JNI_SHIM(name) Java_io_github_trtrace_tensorrt_shim_ShimNative_##name
 
 // ----------------------------------------- profiler ------------------------------------------------
-TRTRACE_EXPORT jlong JNICALL JNI_SHIM(profilerCreate)(JNIEnv*, jclass, jint capacity) {
-  auto* p = new (std::nothrow) ShimProfiler(capacity);
-  return reinterpret_cast<jlong>(static_cast<nvinfer1::IProfiler*>(p));
+// layout: 10 (TensorRT 10's IProfiler) or 11 (TensorRT 11's versioned IProfiler); 0 for any other value.
+TRTRACE_EXPORT jlong JNICALL JNI_SHIM(profilerCreate)(JNIEnv*, jclass, jint capacity, jint layout) {
+  if (layout == kLayout11) {
+    auto* p = new (std::nothrow) ShimProfiler11(capacity);
+    return reinterpret_cast<jlong>(static_cast<nvinfer1::v11::IProfiler*>(p));
+  }
+  if (layout == kLayout10) {
+    auto* p = new (std::nothrow) ShimProfiler10(capacity);
+    return reinterpret_cast<jlong>(static_cast<nvinfer1::IProfiler*>(p));
+  }
+  return 0;
 }
 
-TRTRACE_EXPORT void JNICALL JNI_SHIM(profilerFree)(JNIEnv*, jclass, jlong h) { delete profiler(h); }
+TRTRACE_EXPORT void JNICALL JNI_SHIM(profilerFree)(JNIEnv*, jclass, jlong h, jint layout) {
+  if (layout == kLayout11) {
+    delete static_cast<ShimProfiler11*>(reinterpret_cast<nvinfer1::v11::IProfiler*>(h));
+  } else {
+    delete static_cast<ShimProfiler10*>(reinterpret_cast<nvinfer1::IProfiler*>(h));
+  }
+}
 
 TRTRACE_EXPORT void JNICALL JNI_SHIM(deleteTensorRtObject)(JNIEnv*, jclass, jlong address) {
   if (address != 0) {
@@ -371,30 +467,45 @@ TRTRACE_EXPORT void JNICALL JNI_SHIM(deleteTensorRtObject)(JNIEnv*, jclass, jlon
 }
 
 // Moves up to ids.length samples into (ids, ms); returns the names with ID >= knownNames;
-// counts[0] = samples moved, counts[1] = samples dropped since the last drain, counts[2] = samples left.
-TRTRACE_EXPORT jobjectArray JNICALL JNI_SHIM(profilerDrain)(JNIEnv* env, jclass, jlong h, jint knownNames,
-                                                            jintArray ids, jfloatArray ms, jlongArray counts) {
-  ShimProfiler* p = profiler(h);
-  std::lock_guard<std::mutex> lock(p->mutex_);
-  jsize room = std::min(env->GetArrayLength(ids), env->GetArrayLength(ms));
-  size_t n = std::min(static_cast<size_t>(room), p->ids_.size());
-  env->SetIntArrayRegion(ids, 0, static_cast<jsize>(n), p->ids_.data());
-  env->SetFloatArrayRegion(ms, 0, static_cast<jsize>(n), p->ms_.data());
-  p->ids_.erase(p->ids_.begin(), p->ids_.begin() + static_cast<std::ptrdiff_t>(n));
-  p->ms_.erase(p->ms_.begin(), p->ms_.begin() + static_cast<std::ptrdiff_t>(n));
-  jlong out[3] = {static_cast<jlong>(n), p->overflow_, static_cast<jlong>(p->ids_.size())};
-  p->overflow_ = 0;
-  env->SetLongArrayRegion(counts, 0, 3, out);
+// counts[0] = samples moved, counts[1] = samples dropped since the last drain, counts[2] = samples left
+// in this drain's batch. When the batch taken by the previous call is used up, the buffer TensorRT fills is
+// swapped out under the lock (no JNI call while holding it); copying into Java happens after unlocking.
+TRTRACE_EXPORT jobjectArray JNICALL JNI_SHIM(profilerDrain)(JNIEnv* env, jclass, jlong h, jint layout,
+                                                            jint knownNames, jintArray ids, jfloatArray ms,
+                                                            jlongArray counts) {
+  ProfilerBuffer* p = profilerBuffer(h, layout);
+  int64_t dropped = 0;
+  std::vector<std::string> fresh;
   size_t from = static_cast<size_t>(std::max(0, static_cast<int>(knownNames)));
-  size_t total = p->names_.size();
-  size_t fresh = total > from ? total - from : 0;
+  {
+    std::lock_guard<std::mutex> lock(p->mutex_);
+    if (p->drainPos_ >= p->drainIds_.size()) {
+      p->drainIds_.clear();
+      p->drainMs_.clear();
+      p->drainPos_ = 0;
+      p->drainIds_.swap(p->ids_);  // both keep their reserved capacity: no allocation under the lock
+      p->drainMs_.swap(p->ms_);
+    }
+    dropped = p->overflow_;
+    p->overflow_ = 0;
+    for (size_t i = from; i < p->names_.size(); i++) {
+      fresh.push_back(p->names_[i]);
+    }
+  }
+  jsize room = std::min(env->GetArrayLength(ids), env->GetArrayLength(ms));
+  size_t n = std::min(static_cast<size_t>(room), p->drainIds_.size() - p->drainPos_);
+  env->SetIntArrayRegion(ids, 0, static_cast<jsize>(n), p->drainIds_.data() + p->drainPos_);
+  env->SetFloatArrayRegion(ms, 0, static_cast<jsize>(n), p->drainMs_.data() + p->drainPos_);
+  p->drainPos_ += n;
+  jlong out[3] = {static_cast<jlong>(n), dropped, static_cast<jlong>(p->drainIds_.size() - p->drainPos_)};
+  env->SetLongArrayRegion(counts, 0, 3, out);
   jclass stringClass = env->FindClass("java/lang/String");
-  jobjectArray names = env->NewObjectArray(static_cast<jsize>(fresh), stringClass, nullptr);
+  jobjectArray names = env->NewObjectArray(static_cast<jsize>(fresh.size()), stringClass, nullptr);
   if (names == nullptr) {
     return nullptr;
   }
-  for (size_t i = 0; i < fresh; i++) {
-    jstring s = utf(env, p->names_[from + i]);
+  for (size_t i = 0; i < fresh.size(); i++) {
+    jstring s = utf(env, fresh[i]);
     env->SetObjectArrayElement(names, static_cast<jsize>(i), s);
     env->DeleteLocalRef(s);
   }
@@ -411,17 +522,31 @@ TRTRACE_EXPORT void JNICALL JNI_SHIM(recorderFree)(JNIEnv*, jclass, jlong h) { d
 
 TRTRACE_EXPORT jint JNICALL JNI_SHIM(recorderRefCount)(JNIEnv*, jclass, jlong h) { return recorder(h)->refs_.load(); }
 
-// Moves up to codes.length errors out; stats[0] = moved, stats[1] = dropped since the last drain,
-// stats[2] = errors reported in total.
+TRTRACE_EXPORT void JNICALL JNI_SHIM(recorderClear)(JNIEnv*, jclass, jlong h) { recorder(h)->clear(); }
+
+// Moves the errors not drained yet out (at most codes.length; the Java side passes arrays of the
+// recorder's capacity, which bounds them); stats[0] = moved, stats[1] = dropped since the last drain,
+// stats[2] = errors reported in total. TensorRT's view (getErrorDesc pointers) is left untouched.
 TRTRACE_EXPORT jint JNICALL JNI_SHIM(recorderDrain)(JNIEnv* env, jclass, jlong h, jintArray codes,
                                                     jlongArray micros, jobjectArray descs, jlongArray stats) {
   ShimErrorRecorder* r = recorder(h);
-  std::lock_guard<std::mutex> lock(r->mutex_);
+  std::vector<RecordedError> batch;
+  batch.reserve(r->capacity_);  // allocated before taking the lock
+  int64_t dropped;
+  int64_t reported;
+  {
+    std::lock_guard<std::mutex> lock(r->mutex_);
+    batch.swap(r->pending_);  // the recorder keeps the reserved empty vector: no allocation under the lock
+    dropped = r->dropped_;
+    r->dropped_ = 0;
+    reported = r->reported_;
+  }
   size_t room = static_cast<size_t>(std::min(env->GetArrayLength(codes), env->GetArrayLength(micros)));
   room = std::min(room, static_cast<size_t>(env->GetArrayLength(descs)));
-  size_t n = std::min(room, r->errors_.size());
+  size_t n = std::min(room, batch.size());
+  dropped += static_cast<int64_t>(batch.size() - n);  // never happens with capacity-sized arrays; counted anyway
   for (size_t i = 0; i < n; i++) {
-    RecordedError const& e = r->errors_[i];
+    RecordedError const& e = batch[i];
     jint code = e.code;
     jlong us = e.epochMicros;
     env->SetIntArrayRegion(codes, static_cast<jsize>(i), 1, &code);
@@ -430,9 +555,7 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(recorderDrain)(JNIEnv* env, jclass, jlong h
     env->SetObjectArrayElement(descs, static_cast<jsize>(i), s);
     env->DeleteLocalRef(s);
   }
-  r->errors_.erase(r->errors_.begin(), r->errors_.begin() + static_cast<std::ptrdiff_t>(n));
-  jlong out[3] = {static_cast<jlong>(n), r->overflow_, r->reported_};
-  r->overflow_ = 0;
+  jlong out[3] = {static_cast<jlong>(n), dropped, reported};
   env->SetLongArrayRegion(stats, 0, 3, out);
   return static_cast<jint>(n);
 }
@@ -450,18 +573,29 @@ TRTRACE_EXPORT void JNICALL JNI_SHIM(monitorSetCancelled)(JNIEnv*, jclass, jlong
 }
 
 // Moves up to types.length events out; parents[i] is null where TensorRT passed no parent phase.
-// stats[0] = moved, stats[1] = dropped since the last drain.
+// stats[0] = moved, stats[1] = dropped since the last drain, stats[2] = left in this drain's batch.
+// The buffer TensorRT fills is swapped out under the lock; JNI copies happen after unlocking.
 TRTRACE_EXPORT jint JNICALL JNI_SHIM(monitorDrain)(JNIEnv* env, jclass, jlong h, jintArray types, jintArray values,
                                                    jlongArray nanos, jobjectArray phases, jobjectArray parents,
                                                    jlongArray stats) {
   ShimProgressMonitor* m = monitor(h);
-  std::lock_guard<std::mutex> lock(m->mutex_);
+  int64_t dropped;
+  {
+    std::lock_guard<std::mutex> lock(m->mutex_);
+    if (m->drainPos_ >= m->drained_.size()) {
+      m->drained_.clear();
+      m->drainPos_ = 0;
+      m->drained_.swap(m->events_);
+    }
+    dropped = m->overflow_;
+    m->overflow_ = 0;
+  }
   size_t room = static_cast<size_t>(std::min(env->GetArrayLength(types), env->GetArrayLength(values)));
   room = std::min(room, static_cast<size_t>(std::min(env->GetArrayLength(nanos), env->GetArrayLength(phases))));
   room = std::min(room, static_cast<size_t>(env->GetArrayLength(parents)));
-  size_t n = std::min(room, m->events_.size());
+  size_t n = std::min(room, m->drained_.size() - m->drainPos_);
   for (size_t i = 0; i < n; i++) {
-    ProgressEvent const& e = m->events_[i];
+    ProgressEvent const& e = m->drained_[m->drainPos_ + i];
     jint t = e.type;
     jint v = e.value;
     jlong ns = e.nanos;
@@ -480,10 +614,9 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(monitorDrain)(JNIEnv* env, jclass, jlong h,
       env->SetObjectArrayElement(parents, at, nullptr);
     }
   }
-  m->events_.erase(m->events_.begin(), m->events_.begin() + static_cast<std::ptrdiff_t>(n));
-  jlong out[2] = {static_cast<jlong>(n), m->overflow_};
-  m->overflow_ = 0;
-  env->SetLongArrayRegion(stats, 0, 2, out);
+  m->drainPos_ += n;
+  jlong out[3] = {static_cast<jlong>(n), dropped, static_cast<jlong>(m->drained_.size() - m->drainPos_)};
+  env->SetLongArrayRegion(stats, 0, 3, out);
   return static_cast<jint>(n);
 }
 
@@ -493,22 +626,32 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(monitorDrain)(JNIEnv* env, jclass, jlong h,
 #define JNI_EMU(name) Java_io_github_trtrace_tensorrt_shim_TensorRtEmulator_##name
 
 // Calls logger->log(severity, msg) `calls` times from this (native) frame, as libnvinfer does when it
-// logs, and returns the elapsed nanoseconds: the cost of one callback into a Java ILogger.
-TRTRACE_EXPORT jlong JNICALL JNI_EMU(logCalls0)(JNIEnv* env, jclass, jlong h, jint severity, jstring msg,
+// logs, and returns the elapsed nanoseconds: the cost of one callback into a Java ILogger. layout 11
+// dispatches through TensorRT 11's versioned ILogger, 10 through TensorRT 10's; -1 for another layout.
+TRTRACE_EXPORT jlong JNICALL JNI_EMU(logCalls0)(JNIEnv* env, jclass, jlong h, jint layout, jint severity, jstring msg,
                                                jint calls) {
-  auto* logger = reinterpret_cast<nvinfer1::ILogger*>(h);
   JStr m(env, msg);
   std::string text = m.get() ? m.get() : "";
+  auto sev = static_cast<nvinfer1::ILogger::Severity>(severity);
   int64_t t0 = monotonicNanos();
-  for (jint i = 0; i < calls; i++) {
-    logger->log(static_cast<nvinfer1::ILogger::Severity>(severity), text.c_str());
+  if (layout == kLayout11) {
+    auto* logger = reinterpret_cast<nvinfer1::v11::ILogger*>(h);
+    for (jint i = 0; i < calls; i++) {
+      logger->log(sev, text.c_str());
+    }
+  } else if (layout == kLayout10) {
+    auto* logger = reinterpret_cast<nvinfer1::ILogger*>(h);
+    for (jint i = 0; i < calls; i++) {
+      logger->log(sev, text.c_str());
+    }
+  } else {
+    return -1;
   }
   return static_cast<jlong>(monotonicNanos() - t0);
 }
 
-TRTRACE_EXPORT void JNICALL JNI_EMU(reportLayerTimes)(JNIEnv* env, jclass, jlong h, jobjectArray names,
+TRTRACE_EXPORT void JNICALL JNI_EMU(reportLayerTimes)(JNIEnv* env, jclass, jlong h, jint layout, jobjectArray names,
                                                       jfloatArray ms, jint rounds) {
-  auto* p = reinterpret_cast<nvinfer1::IProfiler*>(h);
   jsize n = std::min(env->GetArrayLength(names), env->GetArrayLength(ms));
   std::vector<std::string> cnames;
   cnames.reserve(static_cast<size_t>(n));
@@ -520,11 +663,50 @@ TRTRACE_EXPORT void JNICALL JNI_EMU(reportLayerTimes)(JNIEnv* env, jclass, jlong
   }
   std::vector<float> times(static_cast<size_t>(n));
   env->GetFloatArrayRegion(ms, 0, n, times.data());
+  auto* p10 = reinterpret_cast<nvinfer1::IProfiler*>(h);
+  auto* p11 = reinterpret_cast<nvinfer1::v11::IProfiler*>(h);
   for (jint r = 0; r < rounds; r++) {
     for (jsize i = 0; i < n; i++) {
-      p->reportLayerTime(cnames[static_cast<size_t>(i)].c_str(), times[static_cast<size_t>(i)]);
+      char const* name = cnames[static_cast<size_t>(i)].c_str();
+      float t = times[static_cast<size_t>(i)];
+      if (layout == kLayout11) {
+        p11->reportLayerTime(name, t);  // vtable slot 4: after the versioned-interface slots
+      } else {
+        p10->reportLayerTime(name, t);  // vtable slot 0
+      }
     }
   }
+}
+
+// "kind major.minor" of a TensorRT 11 profiler through its IVersionedInterface slots.
+TRTRACE_EXPORT jstring JNICALL JNI_EMU(profilerInterfaceInfo)(JNIEnv* env, jclass, jlong h) {
+  nvinfer1::IVersionedInterface* v = reinterpret_cast<nvinfer1::v11::IProfiler*>(h);
+  nvinfer1::InterfaceInfo info = v->getInterfaceInfo();
+  std::string s = safeString(info.kind, 256) + " " + std::to_string(info.major) + "." + std::to_string(info.minor);
+  if (v->getAPILanguage() != nvinfer1::APILanguage::kCPP) {
+    s += " (not C++)";
+  }
+  return utf(env, s);
+}
+
+// "kind major.minor" of a TensorRT 11 ILogger (e.g. a JavaCPP ILogger subclass) through its versioned slots.
+TRTRACE_EXPORT jstring JNICALL JNI_EMU(loggerInterfaceInfo0)(JNIEnv* env, jclass, jlong h) {
+  nvinfer1::IVersionedInterface* v = reinterpret_cast<nvinfer1::v11::ILogger*>(h);
+  nvinfer1::InterfaceInfo info = v->getInterfaceInfo();
+  std::string s = safeString(info.kind, 256) + " " + std::to_string(info.major) + "." + std::to_string(info.minor);
+  if (v->getAPILanguage() != nvinfer1::APILanguage::kCPP) {
+    s += " (not C++)";
+  }
+  return utf(env, s);
+}
+
+// The raw getErrorDesc pointer (for checking it stays valid) and the C string at such an address.
+TRTRACE_EXPORT jlong JNICALL JNI_EMU(getErrorDescAddress)(JNIEnv*, jclass, jlong h, jint i) {
+  return reinterpret_cast<jlong>(reinterpret_cast<nvinfer1::IErrorRecorder*>(h)->getErrorDesc(i));
+}
+
+TRTRACE_EXPORT jstring JNICALL JNI_EMU(readCString0)(JNIEnv* env, jclass, jlong address) {
+  return utf(env, safeString(reinterpret_cast<char const*>(address), kMaxDescLength));
 }
 
 TRTRACE_EXPORT jboolean JNICALL JNI_EMU(reportError)(JNIEnv* env, jclass, jlong h, jint code, jstring desc) {

@@ -18,6 +18,8 @@ public final class Fixtures {
   public static final String MISSING_SM90 = "trt-10.15.1-h200-build-missing-sm90-resource.log";
   public static final String PTX_AS_SM90 = "trt-10.15.1-h200-build-ptx-as-sm90.log";
   public static final String RECORDER_SHIM = "trt-10.15.1-h200-error-recorder-shim.log";
+  /** TensorRT 11.2.1 on the H200: createInferBuilder itself fails (Error Code 6), then junk deserialised. */
+  public static final String TRT112_BUILDER_MISSING_SM90 = "trt-11.2.1-h200-builder-missing-sm90.txt";
   public static final List<String> LOG_FILES = List.of(MISSING_SM90, PTX_AS_SM90, RECORDER_SHIM);
 
   // "severity|thread|message"; the recorder probe prefixes logger records with "REC ".

@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  * events and the errors an {@code IErrorRecorder} received (with a recorder attached TensorRT sends
  * errors there and not to the logger, so pass both).
  *
+ * <p>Two moments are recognised: TensorRT 10.15 creates the builder and fails at {@code
+ * buildSerializedNetwork} when the builder resource is missing; TensorRT 10.6 and 11.2 already fail at
+ * {@code createInferBuilder}, which returns null (the error line starts with {@code createInferBuilder:}).
+ * The summary names the moment. For TensorRT 10.16 and later (11.x included) the fix steps also offer
+ * {@code nvinfer1::setInternalLibraryPath}, which tells TensorRT where its builder resources are.
+ *
  * <pre>{@code
  * BuildFailureDiagnosis d = BuildFailureDiagnosis.diagnose(buildEvents, recordedErrors);
  * System.err.println(d.summary());
@@ -57,10 +63,14 @@ public record BuildFailureDiagnosis(Cause cause, String summary, @Nullable Strin
     }
   }
 
-  // Real line (fixtures): "... Error Code 6: API Usage Error (Unable to load library:
-  // libnvinfer_builder_resource_sm90.so.10.15.1: ... cannot open shared object file ...)"
+  // Real lines (fixtures): "IBuilder::buildSerializedNetwork: Error Code 6: API Usage Error (Unable to load
+  // library: libnvinfer_builder_resource_sm90.so.10.15.1: ... cannot open shared object file ...)" (10.15) and
+  // "createInferBuilder: Error Code 6: API Usage Error (Unable to load library:
+  // libnvinfer_builder_resource_sm90.so.11.2.1: ...)" (11.2). The all-GPU name of 10.6
+  // (libnvinfer_builder_resource.so.10.6.0, no _smNN) is accepted too; no real 10.6 line for it was captured.
   private static final Pattern UNABLE_TO_LOAD =
-      Pattern.compile("Unable to load library: (libnvinfer_builder_resource_(\\w+?)\\.so\\.(\\d+(?:\\.\\d+)*))");
+      Pattern.compile("Unable to load library: (libnvinfer_builder_resource(?:_(\\w+?))?\\.so\\.(\\d+(?:\\.\\d+)*))");
+  private static final String AT_CREATION = "createInferBuilder";
   // Real lines (fixtures): "Loaded shared library libnvinfer_builder_resource_sm90.so.10.15.1", then
   // "... Error Code 2: Internal Error (Assertion validateCaskKLibSize(buffer.size) failed. Klib 0 failed validation ..."
   private static final Pattern LOADED =
@@ -94,7 +104,7 @@ public record BuildFailureDiagnosis(Cause cause, String summary, @Nullable Strin
     for (String text : errors) {
       Matcher m = UNABLE_TO_LOAD.matcher(text);
       if (m.find()) {
-        return missingResource(m.group(1), m.group(2), m.group(3));
+        return missingResource(m.group(1), m.group(2), m.group(3), text.startsWith(AT_CREATION));
       }
     }
     for (String text : errors) {
@@ -105,15 +115,22 @@ public record BuildFailureDiagnosis(Cause cause, String summary, @Nullable Strin
     return unrecognised(errors);
   }
 
-  private static BuildFailureDiagnosis missingResource(String file, String arch, String trtVersion) {
-    String cc = computeCapability(arch);
-    String archText = cc == null ? arch : "compute capability " + cc + " (" + arch + ")";
+  private static BuildFailureDiagnosis missingResource(
+      String file, @Nullable String arch, String trtVersion, boolean atBuilderCreation) {
+    String cc = arch == null ? null : computeCapability(arch);
+    String archText = arch == null ? "every GPU architecture"
+        : cc == null ? arch : "compute capability " + cc + " (" + arch + ")";
+    String major = trtVersion.split("\\.")[0];
+    String what = atBuilderCreation
+        ? "Creating the TensorRT builder failed (createInferBuilder returned null, as TensorRT 10.6 and 11.x do)"
+        : "The engine build failed";
     String summary =
-        "The engine build failed because TensorRT could not load " + file + ", the builder resource"
-            + " (kernel library) for " + archText + ". Building an engine needs it; running a built"
-            + " engine does not. The Maven artifact org.bytedeco:tensorrt (classifier"
-            + " linux-x86_64-redist) ships only libnvinfer.so.10 and the libnvinfer_builder_resource_ptx"
-            + " resource, not the per-architecture builder resources.";
+        what + " because TensorRT could not load " + file + ", the builder resource (kernel library) for "
+            + archText + ". Building an engine needs it; running a built engine does not."
+            + (arch == null ? ""
+                : " The Maven artifact org.bytedeco:tensorrt (classifier linux-x86_64-redist) ships only"
+                    + " libnvinfer.so." + major + " and the libnvinfer_builder_resource_ptx resource, not the"
+                    + " per-architecture builder resources.");
     return new BuildFailureDiagnosis(Cause.MISSING_BUILDER_RESOURCE, summary, file,
         installSteps(file, trtVersion));
   }
@@ -135,13 +152,31 @@ public record BuildFailureDiagnosis(Cause cause, String summary, @Nullable Strin
 
   private static List<String> installSteps(String file, String trtVersion) {
     String release = majorMinor(trtVersion);
-    return List.of(
-        "Install TensorRT " + release + " from NVIDIA (tar archive or deb/rpm packages); it includes "
-            + file + ".",
-        "Put its lib directory on LD_LIBRARY_PATH (or -Djava.library.path) before the JVM starts, so"
-            + " TensorRT finds " + file + " next to libnvinfer.",
-        "Or build the engine where TensorRT is installed (for example with trtexec --saveEngine) and"
-            + " deploy the plan file: deserializing and running an engine needs only libnvinfer.");
+    List<String> steps = new ArrayList<>();
+    steps.add("Install TensorRT " + release + " from NVIDIA (tar archive or deb/rpm packages); it includes "
+        + file + ".");
+    steps.add("Put its lib directory on LD_LIBRARY_PATH (or -Djava.library.path) before the JVM starts, so"
+        + " TensorRT finds " + file + " next to libnvinfer.");
+    if (hasInternalLibraryPath(trtVersion)) {
+      steps.add("Or, in TensorRT " + release + " (10.16 and later), call nvinfer1::setInternalLibraryPath(dir)"
+          + " (JavaCPP: nvinfer.setInternalLibraryPath) with the directory holding " + file + " before"
+          + " creating the builder; TensorRtDoctor --builder-resource-dir=<dir> checks it.");
+    }
+    steps.add("Or build the engine where TensorRT is installed (for example with trtexec --saveEngine) and"
+        + " deploy the plan file: deserializing and running an engine needs only libnvinfer.");
+    return steps;
+  }
+
+  /** Whether TensorRT {@code version} has {@code setInternalLibraryPath} (10.16 and later). */
+  static boolean hasInternalLibraryPath(String version) {
+    String[] p = version.split("\\.");
+    try {
+      int major = Integer.parseInt(p[0]);
+      int minor = p.length > 1 ? Integer.parseInt(p[1]) : 0;
+      return major > 10 || (major == 10 && minor >= 16);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   private static BuildFailureDiagnosis unrecognised(List<String> errors) {

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A CI gate over build reports: fails when the current build regressed against a baseline beyond the
- * configured limits. Usable directly in JUnit through {@link #assertPasses}.
+ * A CI gate over build reports: fails when the current build failed (whatever the baseline did) or
+ * regressed against a baseline beyond the configured limits. Usable directly in JUnit through {@link
+ * #assertPasses}.
  *
  * <pre>{@code
  * BuildGate gate = BuildGate.builder().maxFusionRateDrop(0.02).maxMemoryGrowth(0.05).build();
@@ -54,12 +55,17 @@ public final class BuildGate {
     return new Builder();
   }
 
-  /** Checks {@code current} against {@code baseline}. */
+  /** Checks {@code current} against {@code baseline}; a failed {@code current} never passes. */
   public GateResult check(BuildReport current, BuildReport baseline) {
     Objects.requireNonNull(current, "current");
     Objects.requireNonNull(baseline, "baseline");
     BuildDiff diff = BuildDiff.compute(current, baseline, thresholds);
     List<BuildDiff.Regression> failures = new ArrayList<>();
+    if (current.status() == BuildReport.Status.FAILED && baseline.status() == BuildReport.Status.FAILED) {
+      // not a change, so not in the diff; but a candidate that did not build is never fit to ship
+      failures.add(new BuildDiff.Regression(BuildDiff.Kind.STATUS, "the build failed (the baseline failed too)"
+          + failureReason(current), baseline.status().wireName(), current.status().wireName()));
+    }
     for (BuildDiff.Regression r : diff.regressions()) {
       boolean allowed =
           (r.kind() == BuildDiff.Kind.NEW_WARNING && allowNewWarnings)
@@ -70,6 +76,13 @@ public final class BuildGate {
       }
     }
     return new GateResult(failures.isEmpty(), failures, diff, message(current, failures, diff));
+  }
+
+  private static String failureReason(BuildReport r) {
+    if (r.diagnosis() != null) {
+      return ": " + r.diagnosis().summary();
+    }
+    return r.errors().isEmpty() ? "" : ": " + r.errors().get(0).message();
   }
 
   /** Throws an {@link AssertionError} with the readable message when the gate fails. */

@@ -43,7 +43,9 @@ import org.jspecify.annotations.Nullable;
  * @param driverVersion NVIDIA driver version, e.g. {@code 580.159.04}
  * @param cudaRuntimeVersion e.g. {@code 13.0}
  * @param builderFlags builder flags set, e.g. {@code FP16}, {@code STRONGLY_TYPED}
- * @param precision requested precision: {@code fp32}, {@code fp16}, {@code bf16}, {@code fp8}, {@code int8}
+ * @param precision the precision the engine computes in ({@link EngineInspection#precision()}: the narrowest
+ *     type among its layers, from the inspector, never from builder flags): {@code fp32}, {@code fp16},
+ *     {@code bf16}, {@code fp8}, {@code int8}, {@code fp4}; null when unknown (failed build, no inspection)
  * @param stronglyTyped whether the network was strongly typed
  * @param optimizationLevel builder optimisation level, -1 unknown
  * @param networkLayerCount layers in the network definition, -1 unknown
@@ -588,7 +590,10 @@ public record BuildReport(
 
     public Builder builderFlag(String flag) { builderFlags.add(Objects.requireNonNull(flag, "flag")); return this; }
 
-    /** Requested precision, normalised to lower case ({@code fp16}, {@code bf16}, {@code fp8}, ...). */
+    /**
+     * The engine's precision, normalised to lower case ({@code fp16}, {@code bf16}, {@code fp8}, ...);
+     * {@link #inspection} sets it from the engine's layers.
+     */
     public Builder precision(@Nullable String p) { this.precision = p == null ? null : Precisions.normalize(p); return this; }
 
     public Builder stronglyTyped(boolean v) { this.stronglyTyped = v; return this; }
@@ -605,6 +610,10 @@ public record BuildReport(
 
     /** Takes layers, fused groups and the engine layer count from an inspector analysis. */
     public Builder inspection(EngineInspection inspection) {
+      String used = inspection.precision();
+      if (used != null) {
+        precision(used);
+      }
       layers.clear();
       layers.addAll(inspection.layers());
       fusedGroups.clear();

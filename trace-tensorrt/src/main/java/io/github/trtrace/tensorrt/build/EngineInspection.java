@@ -19,8 +19,17 @@ import org.jspecify.annotations.Nullable;
  * {@code TacticName}, and {@code Metadata}: the original network layers, separated by U+001E (U+001F
  * also occurs), e.g. {@code "[ONNX Layer: /attn/MatMul]"}. At the default {@code kLAYER_NAMES_ONLY}
  * each layer is just its name string. Fused engine layers without metadata are named by joining the
- * network layer names with {@code " + "}. TensorRT 11 replaced {@code Bindings} by {@code "I/O
- * Tensors"}; both are read.
+ * network layer names with {@code " + "}.
+ *
+ * <p>TensorRT 11 changed the shape (NVIDIA's "Migrating IEngineInspector Usage from TensorRT 10.x to
+ * 11.x"): {@code Bindings} became {@code "I/O Tensors"}, a list of objects ({@code Name}, {@code IOMode},
+ * {@code DataType}, ...), and the tensors' {@code Format/Datatype} string was split into a format and a
+ * data type field. Both shapes are read: the data type comes from {@code DataType} or {@code Datatype}
+ * when present, else from the 10.x {@code Format/Datatype} string, else from {@code Format}.
+ *
+ * <p>{@link #precision()} is what the engine really runs in, derived from the per-layer types: TensorRT 11
+ * has no precision builder flags at all (networks are always strongly typed), and on 10.x a flag only
+ * allows a precision, it does not mean the engine uses it.
  *
  * <pre>{@code
  * EngineInspection info = EngineInspection.parse(inspector.getEngineInformation(kJSON).getString());
@@ -34,10 +43,12 @@ public final class EngineInspection {
   private final List<BuildReport.Layer> layers;
   private final List<BuildReport.FusedGroup> fusedGroups;
   private final List<String> bindings;
+  private final List<Boolean> builderInserted;
 
-  private EngineInspection(
-      boolean detailed, List<BuildReport.Layer> layers, List<BuildReport.FusedGroup> fusedGroups, List<String> bindings) {
+  private EngineInspection(boolean detailed, List<BuildReport.Layer> layers, List<BuildReport.FusedGroup> fusedGroups,
+      List<String> bindings, List<Boolean> builderInserted) {
     this.detailed = detailed;
+    this.builderInserted = List.copyOf(builderInserted);
     this.layers = List.copyOf(layers);
     this.fusedGroups = List.copyOf(fusedGroups);
     this.bindings = List.copyOf(bindings);
@@ -57,6 +68,7 @@ public final class EngineInspection {
     List<@Nullable Object> raw = Json.array(root.get("Layers"), "Layers");
     List<BuildReport.Layer> layers = new ArrayList<>();
     List<BuildReport.FusedGroup> groups = new ArrayList<>();
+    List<Boolean> inserted = new ArrayList<>();
     boolean detailed = false;
     for (Object o : raw) {
       if (o instanceof Map) {
@@ -73,10 +85,12 @@ public final class EngineInspection {
         }
         String precision = outputTypes.isEmpty() ? firstInputType(l) : outputTypes.get(0);
         layers.add(new BuildReport.Layer(name, type, precision, outputTypes, Json.string(l, "TacticName")));
+        inserted.add(isBuilderInserted(Json.string(l, "LayerType")));
         addGroup(groups, name, networkLayers(name, Json.string(l, "LayerType"), Json.string(l, "Metadata")));
       } else if (o != null) {
         String name = o.toString();
         layers.add(new BuildReport.Layer(name, null, null, List.of(), null));
+        inserted.add(false);
         addGroup(groups, name, networkLayers(name, null, null));
       }
     }
@@ -89,7 +103,7 @@ public final class EngineInspection {
         }
       }
     }
-    return new EngineInspection(detailed, layers, groups, bindings);
+    return new EngineInspection(detailed, layers, groups, bindings, inserted);
   }
 
   private static void addGroup(List<BuildReport.FusedGroup> groups, String engineLayer, List<String> network) {
@@ -98,11 +112,21 @@ public final class EngineInspection {
     }
   }
 
+  private static final String[] TYPE_FIELDS = {"DataType", "Datatype", "Format/Datatype", "Format"};
+
+  /** The tensor's data type from the first of {@link #TYPE_FIELDS} that names one (11.x fields first). */
   private static @Nullable String tensorType(@Nullable Object tensor) {
     if (!(tensor instanceof Map)) {
       return null;
     }
-    return Precisions.ofFormat(Json.string(Json.object(tensor, "tensor"), "Format/Datatype"));
+    Map<String, @Nullable Object> t = Json.object(tensor, "tensor");
+    for (String field : TYPE_FIELDS) {
+      String type = Precisions.ofFormat(Json.string(t, field));
+      if (type != null) {
+        return type;
+      }
+    }
+    return null;
   }
 
   private static @Nullable String firstInputType(Map<String, @Nullable Object> layer) {
@@ -112,7 +136,7 @@ public final class EngineInspection {
 
   /** The network layers an engine layer came from: Metadata when present, else its {@code " + "} joined name. */
   static List<String> networkLayers(String name, @Nullable String layerType, @Nullable String metadata) {
-    if ("Reformat".equals(layerType) || "NoOp".equals(layerType)) {
+    if (isBuilderInserted(layerType)) {
       return List.of(); // inserted by the builder, not from the network
     }
     List<String> out = new ArrayList<>();
@@ -136,6 +160,10 @@ public final class EngineInspection {
     return out;
   }
 
+  private static boolean isBuilderInserted(@Nullable String layerType) {
+    return "Reformat".equals(layerType) || "NoOp".equals(layerType);
+  }
+
   /** Whether the engine was built with {@code ProfilingVerbosity::kDETAILED} (layers are objects). */
   public boolean detailed() {
     return detailed;
@@ -151,8 +179,29 @@ public final class EngineInspection {
     return fusedGroups;
   }
 
-  /** Names of the engine's I/O tensors. */
+  /** Names of the engine's I/O tensors (10.x {@code Bindings} or 11.x {@code "I/O Tensors"}). */
   public List<String> bindings() {
     return bindings;
+  }
+
+  /**
+   * The precision the engine computes in: the narrowest floating or quantised type ({@code fp4} &lt;
+   * {@code fp8}/{@code int8} &lt; {@code fp16}/{@code bf16} &lt; {@code fp32}) among the layers' own
+   * precisions, leaving out the reformat and no-op layers the builder inserts; null when the inspection
+   * has no types (not {@link #detailed()}, or no layer with a recognised type).
+   */
+  public @Nullable String precision() {
+    String best = null;
+    for (int i = 0; i < layers.size(); i++) {
+      BuildReport.Layer l = layers.get(i);
+      if (builderInserted.get(i)) {
+        continue;
+      }
+      int r = Precisions.rank(l.precision());
+      if (r > 0 && (best == null || r < Precisions.rank(best))) {
+        best = l.precision();
+      }
+    }
+    return best;
   }
 }

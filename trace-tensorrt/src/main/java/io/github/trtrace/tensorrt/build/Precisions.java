@@ -1,6 +1,5 @@
 package io.github.trtrace.tensorrt.build;
 
-import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -22,24 +21,6 @@ final class Precisions {
       default:
         return s;
     }
-  }
-
-  /**
-   * The precision a build with these builder flag names (e.g. {@code FP16}, {@code INT8},
-   * {@code TF32}) reports: the narrowest precision flag set ({@code FP16 + INT8} gives {@code int8}),
-   * {@code fp32} when none is. Flags that are no precision (TF32, REFIT, INT4 weight-only, ...) only
-   * appear in the flag list.
-   */
-  static String fromBuilderFlags(List<String> flagNames) {
-    String precision = "fp32";
-    for (String flag : flagNames) {
-      String candidate = flag.toLowerCase(Locale.ROOT);
-      int r = rank(candidate);
-      if (r > 0 && r < rank(precision)) {
-        precision = candidate;
-      }
-    }
-    return precision;
   }
 
   /**

@@ -40,7 +40,10 @@ import org.jspecify.annotations.Nullable;
  * not to the logger), phases from a progress monitor (optionally drawn as a console progress bar;
  * {@link #cancel()} stops a running build), the engine read back with {@code IEngineInspector} at
  * {@code DETAILED} profiling verbosity, and the environment from {@link TensorRtDoctor}. A failed
- * build yields a report with {@code status: failed} and a {@link BuildFailureDiagnosis}.
+ * build yields a report with {@code status: failed} and a {@link BuildFailureDiagnosis}. Where TensorRT
+ * already fails to create the builder (10.6 and 11.x without the builder resource), {@link #create}
+ * throws a {@link BuilderCreationException} carrying such a report. The report's precision is what the
+ * engine's layers use (from the inspector), never inferred from builder flags (TensorRT 11 has none).
  *
  * <pre>{@code
  * TensorRtLogger logger = TensorRtLogger.create(TrtLogPipeline.builder().build()); // one per process
@@ -83,20 +86,32 @@ public final class TracedBuilder implements AutoCloseable {
     this.pipeline = logger.pipeline();
     this.environment = TensorRtDoctor.probe();
     this.recorder = ShimErrorRecorder.create();
-    IBuilder b = nvinfer.createInferBuilder(logger);
+    List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
+    IBuilder b;
+    long t0 = System.nanoTime();
+    try (TrtLogPipeline.Scope scope = pipeline.openScope(CREATE_SCOPE, events::add)) {
+      b = nvinfer.createInferBuilder(logger);
+    }
     if (b == null || b.isNull()) {
       recorder.close();
-      throw new IllegalStateException(
-          "createInferBuilder returned null: TensorRT could not initialise (see the log above;"
-              + " TensorRtDoctor.main prints what is missing)");
+      List<TrtLogEvent> log = List.copyOf(events);
+      throw new BuilderCreationException(environment(CREATE_SCOPE).status(BuildReport.Status.FAILED)
+          .buildMs((System.nanoTime() - t0) / 1e6).fromBuildLog(log, List.of())
+          .diagnosis(BuildFailureDiagnosis.diagnose(log, List.of())).build());
     }
     this.builder = b;
     builder.setErrorRecorder(recorder.asTensorRt());
   }
 
+  /** The scope (and the failed report's model name) of the {@code createInferBuilder} call. */
+  static final String CREATE_SCOPE = "builder:create";
+
   /**
    * Creates the TensorRT builder with {@code logger} (the process's one {@link TensorRtLogger}; it
    * stays yours and must outlive this object) and an error recorder.
+   *
+   * @throws BuilderCreationException when TensorRT returns no builder (10.6 and 11.x without the builder
+   *     resource for this GPU): its report holds the captured lines and the diagnosis
    */
   public static TracedBuilder create(TensorRtLogger logger) {
     return new TracedBuilder(Objects.requireNonNull(logger, "logger"));
@@ -135,6 +150,7 @@ public final class TracedBuilder implements AutoCloseable {
     config.setProfilingVerbosity(nvinfer.ProfilingVerbosity.kDETAILED);
     config.setProgressMonitor(monitor.asTensorRt());
     recorder.drain(); // errors of earlier calls are not this build's
+    recorder.clear(); // no TensorRT call runs now: empty TensorRT's view so each build has the full capacity
     running = monitor;
     ProgressPrinter printer = progressOut == null ? null : new ProgressPrinter(monitor, progressOut, progress);
     long t0 = System.nanoTime();
@@ -210,27 +226,33 @@ public final class TracedBuilder implements AutoCloseable {
     return planPath.resolveSibling(planPath.getFileName() + ".build.json");
   }
 
-  private BuildReport.Builder environment(String modelName, IBuilderConfig config, INetworkDefinition network) {
+  /** TensorRT version, GPU, driver and CUDA of this process, for a report named {@code modelName}. */
+  private BuildReport.Builder environment(String modelName) {
     // The builder works on the current CUDA device; trtrace does not switch devices, so that is the
     // first visible GPU unless the application changed it (then the report names GPU 0 regardless).
     DoctorFacts.Gpu gpu = environment.gpus().isEmpty() ? null : environment.gpus().get(0);
-    BuildReport.Builder r = BuildReport.builder(modelName).createdAt(Instant.now())
+    return BuildReport.builder(modelName).createdAt(Instant.now())
         .tensorrtVersion(environment.tensorrtVersion())
         .gpu(gpu == null ? null : gpu.name(), gpu == null ? null : gpu.computeCapability())
         .driverVersion(environment.driverVersion())
-        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()))
+        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()));
+  }
+
+  private BuildReport.Builder environment(String modelName, IBuilderConfig config, INetworkDefinition network) {
+    // TensorRT 11 always builds strongly typed networks; its kSTRONGLY_TYPED creation flag is deprecated and
+    // ignored, so reading it would report false. The major version comes from the loaded library.
+    boolean alwaysStronglyTyped = nvinfer.getInferLibVersion() / 10000 >= 11;
+    BuildReport.Builder r = environment(modelName)
         .optimizationLevel(config.getBuilderOptimizationLevel())
         .networkLayerCount(network.getNbLayers())
-        .stronglyTyped(network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
-    List<String> flags = new ArrayList<>();
+        .stronglyTyped(alwaysStronglyTyped || network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
+    // The flags this preset knows, by name: their numbers differ between TensorRT 10 and 11.
     for (nvinfer.BuilderFlag f : nvinfer.BuilderFlag.values()) {
       if (config.getFlag(f)) {
-        String name = f.name().substring(1); // kFP16 -> FP16
-        flags.add(name);
-        r.builderFlag(name);
+        r.builderFlag(f.name().substring(1)); // kTF32 -> TF32
       }
     }
-    return r.precision(Precisions.fromBuilderFlags(flags));
+    return r; // the precision comes from the engine's layers (inspect), not from the flags
   }
 
   /** Deserialises the plan where it lies and reads the engine back with the inspector. */

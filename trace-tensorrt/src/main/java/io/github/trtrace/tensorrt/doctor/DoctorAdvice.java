@@ -24,7 +24,8 @@ public final class DoctorAdvice {
   private DoctorAdvice() {}
 
   /**
-   * Evaluates every rule, in the order platform, tensorrt, cuda, gpu, builder_resource, nvml, native_shim.
+   * Evaluates every rule, in the order platform, tensorrt, cuda, gpu, builder_resource, builder_creation,
+   * nvml, native_shim.
    */
   public static DoctorReport evaluate(DoctorFacts facts) {
     Objects.requireNonNull(facts, "facts");
@@ -34,6 +35,7 @@ public final class DoctorAdvice {
     out.add(cuda(facts));
     out.add(gpu(facts));
     out.add(builderResource(facts));
+    out.add(builderCreation(facts));
     out.add(nvml(facts));
     out.add(nativeShim(facts));
     return DoctorReport.of(facts, out);
@@ -57,9 +59,10 @@ public final class DoctorAdvice {
     if (f.tensorrtVersion() == null) {
       return new Finding("tensorrt", Status.SKIP, "TensorRT version not probed", null);
     }
-    if (!f.tensorrtVersion().startsWith("10.")) {
+    if (!f.tensorrtVersion().startsWith("10.") && !f.tensorrtVersion().startsWith("11.")) {
       return new Finding("tensorrt", Status.WARN, "TensorRT " + f.tensorrtVersion() + " loaded",
-          "trtrace is built against TensorRT 10.x (JavaCPP preset 10.15); use a matching TensorRT.");
+          "trtrace supports TensorRT 10.x (presets 10.6-1.5.11 and 10.15-1.5.13) and 11.x (preset 11.2-1.5.14);"
+              + " its native callbacks have no layout for this version. Use a supported TensorRT.");
     }
     return new Finding("tensorrt", Status.OK, "TensorRT " + f.tensorrtVersion() + " loaded", null);
   }
@@ -113,24 +116,80 @@ public final class DoctorAdvice {
     String fix = "install TensorRT " + (f.tensorrtVersion() == null ? "" : f.tensorrtVersion() + " ")
         + "from NVIDIA (tar or deb) and put its lib directory on LD_LIBRARY_PATH, or build the engine on a"
         + " machine with the same GPU and TensorRT version and deploy the plan here (deserializing needs only"
-        + " libnvinfer).";
+        + " libnvinfer)." + internalLibraryPathAdvice(f);
+    String pathNote = internalLibraryPathNote(f);
     if (f.builderResourceLoadError() != null) {
-      return new Finding("builder_resource", Status.WARN, file + " failed to load: " + f.builderResourceLoadError(),
+      return new Finding("builder_resource", Status.WARN,
+          file + " failed to load: " + f.builderResourceLoadError() + pathNote,
           "Engine builds will fail here; running prebuilt engines works. To fix it, " + fix);
     }
     if (f.builderResourcePresent() == null) {
-      return new Finding("builder_resource", Status.SKIP, file + " not checked", null);
+      return new Finding("builder_resource", Status.SKIP, file + " not checked" + pathNote, null);
     }
     if (!f.builderResourcePresent()) {
       String searched = f.builderResourceSearched().isEmpty() ? ""
           : " in " + String.join(":", f.builderResourceSearched());
-      return new Finding("builder_resource", Status.WARN, file + " not found" + searched,
+      String major = f.tensorrtVersion() == null ? "" : "." + f.tensorrtVersion().split("\\.")[0];
+      return new Finding("builder_resource", Status.WARN, file + " not found" + searched + pathNote,
           "Engine builds on this GPU" + gpuArchitecture(f) + " will fail with 'Error Code 6: API Usage Error"
-              + " (Unable to load library: " + file + ")'; running prebuilt engines works. The Maven redist"
-              + " jar ships only libnvinfer.so.10 and the _ptx resource, not " + file + ": " + fix);
+              + " (Unable to load library: " + firstName(file) + ")' (TensorRT 10.6 and 11.x already at"
+              + " createInferBuilder, 10.15 at buildSerializedNetwork); running prebuilt engines works. The Maven"
+              + " redist jar ships only libnvinfer.so" + major + " and the _ptx resource, not " + file + ": " + fix);
     }
     return new Finding("builder_resource", Status.OK,
-        file + " present" + (f.builderResourcePath() == null ? "" : " at " + f.builderResourcePath()), null);
+        file + " present" + (f.builderResourcePath() == null ? "" : " at " + f.builderResourcePath()) + pathNote,
+        null);
+  }
+
+  /** The first name of {@code "a or b"}. */
+  private static String firstName(String files) {
+    int or = files.indexOf(" or ");
+    return or < 0 ? files : files.substring(0, or);
+  }
+
+  private static String internalLibraryPathNote(DoctorFacts f) {
+    if (f.internalLibraryPath() == null) {
+      return "";
+    }
+    if (!Boolean.TRUE.equals(f.internalLibraryPathApi())) {
+      return "; --builder-resource-dir " + f.internalLibraryPath() + " not applied: TensorRT "
+          + orUnknown(f.tensorrtVersion()) + " has no setInternalLibraryPath (10.16 and later)";
+    }
+    return "; setInternalLibraryPath(" + f.internalLibraryPath() + ") returned " + f.internalLibraryPathAccepted();
+  }
+
+  private static String internalLibraryPathAdvice(DoctorFacts f) {
+    if (Boolean.TRUE.equals(f.internalLibraryPathApi())) {
+      return " Or tell TensorRT where the file is: nvinfer1::setInternalLibraryPath(dir) (this TensorRT "
+          + orUnknown(f.tensorrtVersion()) + " has it; JavaCPP nvinfer.setInternalLibraryPath) before creating the"
+          + " builder; TensorRtDoctor --builder-resource-dir=<dir> tries it.";
+    }
+    if (Boolean.FALSE.equals(f.internalLibraryPathApi())) {
+      return " (nvinfer1::setInternalLibraryPath, which names the directory, needs TensorRT 10.16 or later.)";
+    }
+    return "";
+  }
+
+  private static Finding builderCreation(DoctorFacts f) {
+    if (f.builderCreated() == null) {
+      return new Finding("builder_creation", Status.SKIP,
+          "createInferBuilder not tried (the command line tries it; in an application pass its logger to"
+              + " TensorRtDoctor.report(logger))", null);
+    }
+    String ms = Double.isFinite(f.builderCreationMs())
+        ? String.format(Locale.ROOT, " in %.0f ms", f.builderCreationMs()) : "";
+    if (f.builderCreated()) {
+      boolean missing = Boolean.FALSE.equals(f.builderResourcePresent());
+      return new Finding("builder_creation", Status.OK, "createInferBuilder returned a builder" + ms
+          + (missing ? " (this TensorRT loads the builder resource only when building: see builder_resource)" : ""),
+          null);
+    }
+    return new Finding("builder_creation", Status.WARN,
+        "createInferBuilder returned null" + ms + ": "
+            + (f.builderCreationError() == null ? "TensorRT logged no error" : f.builderCreationError()),
+        "No engine can be built in this process; deserializing and running prebuilt plans works. TensorRT 10.6"
+            + " and 11.x refuse to create a builder when the builder resource for the GPU is missing: see"
+            + " builder_resource for the file and the fix.");
   }
 
   /** {@code " (sm90, compute capability 9.0)"} from the resource file name, else from the first GPU; or "". */

@@ -37,6 +37,15 @@ import org.jspecify.annotations.Nullable;
  * @param nativeShimLoadable whether the trtrace native shim loaded and passed its self check; null when
  *     not checked
  * @param nativeShimDetail what the shim self check found, or why the shim did not load; or null
+ * @param builderCreated whether {@code createInferBuilder} returned a builder; null when not tried (it is
+ *     tried only with a logger: {@link TensorRtDoctor#report(io.github.trtrace.tensorrt.log.TensorRtLogger)} or
+ *     the command line)
+ * @param builderCreationError the first error TensorRT logged when it returned no builder, or null
+ * @param builderCreationMs how long {@code createInferBuilder} took, NaN when not tried
+ * @param internalLibraryPathApi whether the loaded TensorRT has {@code setInternalLibraryPath} (10.16+ and
+ *     11.x); null when not checked
+ * @param internalLibraryPath the directory the doctor passed to {@code setInternalLibraryPath}, or null
+ * @param internalLibraryPathAccepted what {@code setInternalLibraryPath} returned; null when not called
  */
 public record DoctorFacts(
     @Nullable String javaVersion,
@@ -56,7 +65,13 @@ public record DoctorFacts(
     @Nullable Boolean nvmlAvailable,
     @Nullable String nvmlDetail,
     @Nullable Boolean nativeShimLoadable,
-    @Nullable String nativeShimDetail) {
+    @Nullable String nativeShimDetail,
+    @Nullable Boolean builderCreated,
+    @Nullable String builderCreationError,
+    double builderCreationMs,
+    @Nullable Boolean internalLibraryPathApi,
+    @Nullable String internalLibraryPath,
+    @Nullable Boolean internalLibraryPathAccepted) {
 
   /** Copies the lists. */
   public DoctorFacts {
@@ -114,6 +129,12 @@ public record DoctorFacts(
     private @Nullable String nvmlDetail;
     private @Nullable Boolean nativeShimLoadable;
     private @Nullable String nativeShimDetail;
+    private @Nullable Boolean builderCreated;
+    private @Nullable String builderCreationError;
+    private double builderCreationMs = Double.NaN;
+    private @Nullable Boolean internalLibraryPathApi;
+    private @Nullable String internalLibraryPath;
+    private @Nullable Boolean internalLibraryPathAccepted;
 
     private Builder() {}
 
@@ -177,12 +198,32 @@ public record DoctorFacts(
       return this;
     }
 
+    /** What {@code createInferBuilder} did: a builder or not, the first error logged, the time it took. */
+    public Builder builderCreation(boolean created, @Nullable String error, double ms) {
+      builderCreated = created;
+      builderCreationError = error;
+      builderCreationMs = ms;
+      return this;
+    }
+
+    /**
+     * Whether TensorRT has {@code setInternalLibraryPath}; the directory the doctor passed to it (or null)
+     * and what it returned (null when not called).
+     */
+    public Builder internalLibraryPath(boolean apiAvailable, @Nullable String dir, @Nullable Boolean accepted) {
+      internalLibraryPathApi = apiAvailable;
+      internalLibraryPath = dir;
+      internalLibraryPathAccepted = accepted;
+      return this;
+    }
+
     /** Builds the facts. */
     public DoctorFacts build() {
       return new DoctorFacts(javaVersion, platform, tensorrtVersion, tensorrtLoadError, cudaRuntimeVersion,
           cudaDriverVersion, cudaError, driverVersion, gpus, builderResourceFile, builderResourcePresent,
           builderResourcePath, builderResourceSearched, builderResourceLoadError, nvmlAvailable, nvmlDetail,
-          nativeShimLoadable, nativeShimDetail);
+          nativeShimLoadable, nativeShimDetail, builderCreated, builderCreationError, builderCreationMs,
+          internalLibraryPathApi, internalLibraryPath, internalLibraryPathAccepted);
     }
   }
 }

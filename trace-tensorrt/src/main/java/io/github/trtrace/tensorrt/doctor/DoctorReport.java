@@ -177,6 +177,18 @@ public final class DoctorReport {
     }
     g.writeEndArray();
     g.writeStringField("load_error", f.builderResourceLoadError());
+    writeBoolean(g, "internal_library_path_api", f.internalLibraryPathApi());
+    g.writeStringField("internal_library_path", f.internalLibraryPath());
+    writeBoolean(g, "internal_library_path_accepted", f.internalLibraryPathAccepted());
+    g.writeEndObject();
+    g.writeObjectFieldStart("builder_creation");
+    writeBoolean(g, "created", f.builderCreated());
+    g.writeStringField("error", f.builderCreationError());
+    if (Double.isFinite(f.builderCreationMs())) {
+      g.writeNumberField("ms", f.builderCreationMs());
+    } else {
+      g.writeNullField("ms");
+    }
     g.writeEndObject();
     g.writeObjectFieldStart("nvml");
     writeBoolean(g, "available", f.nvmlAvailable());

@@ -3,6 +3,10 @@ package io.github.trtrace.tensorrt.doctor;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
 import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.log.TensorRtLogger;
+import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.log.TrtLogPipeline;
+import io.github.trtrace.tensorrt.shim.TensorRtObjects;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.shim.NativeShim;
 import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
@@ -10,10 +14,12 @@ import io.github.trtrace.tensorrt.shim.TensorRtEmulator;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -27,10 +33,19 @@ import org.jspecify.annotations.Nullable;
  * NVML access and the trtrace native shim. What the facts mean is decided by {@link DoctorAdvice}; the
  * output is a {@link DoctorReport}. This is the only class of the package that touches JavaCPP.
  *
+ * <p>Whether a builder can be created is tried only with a logger: TensorRT keeps the first logger of a
+ * process, so the doctor never hands TensorRT one of its own inside an application ({@link #report()}
+ * does not try; {@link #report(TensorRtLogger)} tries with the application's logger). The command line
+ * is its own process and tries with its own ({@code --no-builder} skips it). With {@code
+ * --builder-resource-dir=DIR} the doctor searches DIR first and, where TensorRT has it (10.16 and later,
+ * 11.x), passes DIR to {@code nvinfer1::setInternalLibraryPath} before creating the builder, and says
+ * what it returned; on older TensorRT it says the call does not exist.
+ *
  * <pre>{@code
  * java -cp app.jar io.github.trtrace.tensorrt.doctor.TensorRtDoctor          # human text
  * java -cp app.jar io.github.trtrace.tensorrt.doctor.TensorRtDoctor --json   # JSON
- * DoctorReport report = TensorRtDoctor.report();
+ * java -cp app.jar io.github.trtrace.tensorrt.doctor.TensorRtDoctor --builder-resource-dir=/opt/trt/lib
+ * DoctorReport report = TensorRtDoctor.report(logger);   // in an application: its one TensorRtLogger
  * if (report.worst() == DoctorReport.Status.FAIL) System.err.println(report.toText());
  * }</pre>
  */
@@ -52,30 +67,64 @@ public final class TensorRtDoctor {
     System.exit(run(args, System.out, System.err));
   }
 
+  static final String USAGE = "usage: TensorRtDoctor [--json] [--no-builder] [--builder-resource-dir=DIR]";
+
   /** {@link #main} without {@code System.exit}: prints to {@code out}/{@code err}, returns the exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {
     boolean json = false;
+    boolean tryBuilder = true;
+    String dir = null;
     for (String a : args) {
       if (a.equals("--json")) {
         json = true;
+      } else if (a.equals("--no-builder")) {
+        tryBuilder = false;
+      } else if (a.startsWith("--builder-resource-dir=") && a.length() > "--builder-resource-dir=".length()) {
+        dir = a.substring("--builder-resource-dir=".length());
       } else {
-        err.println("usage: TensorRtDoctor [--json]");
+        err.println(USAGE);
         return EXIT_USAGE;
       }
     }
-    DoctorReport report = report();
+    TensorRtLogger logger = null;
+    if (tryBuilder) {
+      try {
+        // this process's own logger: the command line is not an application whose logger TensorRT must keep
+        logger = TensorRtLogger.create(TrtLogPipeline.builder().build());
+      } catch (RuntimeException | LinkageError e) {
+        logger = null; // TensorRT does not load: the tensorrt finding says why
+      }
+    }
+    DoctorReport report = DoctorAdvice.evaluate(probe(logger, dir));
     out.println(json ? report.toJson() : report.toText());
     out.flush();
     return report.exitCode();
   }
 
-  /** Runs every probe and evaluates the advice. Never throws for a failed probe. */
+  /** Runs every probe except builder creation and evaluates the advice. Never throws for a failed probe. */
   public static DoctorReport report() {
     return DoctorAdvice.evaluate(probe());
   }
 
-  /** Runs every probe. Never throws: what fails becomes a fact (a load error, a version of -1, ...). */
+  /**
+   * Runs every probe, builder creation included (with {@code logger}, the application's one TensorRT
+   * logger: the lines of the attempt are captured by a scope on its pipeline and not attributed elsewhere),
+   * and evaluates the advice.
+   */
+  public static DoctorReport report(TensorRtLogger logger) {
+    return DoctorAdvice.evaluate(probe(java.util.Objects.requireNonNull(logger, "logger"), null));
+  }
+
+  /** Runs every probe except builder creation. Never throws: what fails becomes a fact. */
   public static DoctorFacts probe() {
+    return probe(null, null);
+  }
+
+  /**
+   * Runs every probe; builder creation only when {@code logger} is given; {@code builderResourceDir}, when
+   * given, is searched first and passed to {@code setInternalLibraryPath} where TensorRT has it.
+   */
+  static DoctorFacts probe(@Nullable TensorRtLogger logger, @Nullable String builderResourceDir) {
     DoctorFacts.Builder b = DoctorFacts.builder().runtime(System.getProperty("java.version"),
         System.getProperty("os.name", "?") + "/" + System.getProperty("os.arch", "?"));
     String trtVersion = null;
@@ -86,15 +135,90 @@ public final class TensorRtDoctor {
     } catch (RuntimeException | LinkageError e) {
       b.tensorrtLoadError(rootMessage(e));
     }
+    if (trtVersion != null) {
+      setInternalLibraryPath(b, builderResourceDir);
+    }
     List<Gpu> gpus = probeCuda(b);
     if (trtVersion != null && !gpus.isEmpty()) {
-      List<String> searchPath = builderResourceSearchPath();
-      String[] found = locateBuilderResource(gpus.get(0), trtVersion, searchPath);
-      b.builderResource(found[0], found[1] != null).builderResourceSearch(found[1], searchPath);
+      List<String> searchPath = new ArrayList<>();
+      if (builderResourceDir != null) {
+        searchPath.add(builderResourceDir);
+      }
+      searchPath.addAll(builderResourceSearchPath());
+      List<String> searchPathDistinct = new ArrayList<>(new LinkedHashSet<>(searchPath));
+      String perSm = builderResourceFile(gpus.get(0), trtVersion);
+      String allGpu = allGpuBuilderResourceFile(trtVersion);
+      String foundAt = findBuilderResource(perSm, searchPathDistinct);
+      String file = perSm;
+      if (foundAt == null) {
+        foundAt = findBuilderResource(allGpu, searchPathDistinct);
+        file = foundAt == null ? perSm + " or " + allGpu : allGpu;
+      }
+      b.builderResource(file, foundAt != null).builderResourceSearch(foundAt, searchPathDistinct);
+      if (logger != null) {
+        probeBuilderCreation(b, logger);
+      }
     }
     probeNvml(b);
     probeShim(b);
     return b.build();
+  }
+
+  /** {@code nvinfer1::setInternalLibraryPath(String)} of the preset on the class path, or null (before 10.16). */
+  static @Nullable Method internalLibraryPathMethod() {
+    try {
+      return org.bytedeco.tensorrt.global.nvinfer.class.getMethod("setInternalLibraryPath", String.class);
+    } catch (NoSuchMethodException | LinkageError e) {
+      return null;
+    }
+  }
+
+  private static void setInternalLibraryPath(DoctorFacts.Builder b, @Nullable String dir) {
+    Method m = internalLibraryPathMethod();
+    if (m == null || dir == null) {
+      b.internalLibraryPath(m != null, dir, null);
+      return;
+    }
+    // NVIDIA documents the argument as "the path to prepend to internal library names": a trailing
+    // separator makes DIR/ + name right whether TensorRT joins with a separator or not.
+    String arg = dir.endsWith(File.separator) ? dir : dir + File.separator;
+    Boolean accepted;
+    try {
+      accepted = (Boolean) m.invoke(null, arg);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      accepted = null;
+      b.builderResourceLoadError("setInternalLibraryPath(" + arg + ") failed: " + rootMessage(e));
+    }
+    b.internalLibraryPath(true, arg, accepted);
+  }
+
+  /** Creates (and destroys) one builder with {@code logger}, capturing what TensorRT logs meanwhile. */
+  private static void probeBuilderCreation(DoctorFacts.Builder b, TensorRtLogger logger) {
+    List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
+    long t0 = System.nanoTime();
+    org.bytedeco.tensorrt.nvinfer.IBuilder builder;
+    try (TrtLogPipeline.Scope scope = logger.pipeline().openScope("doctor:createInferBuilder", events::add)) {
+      builder = org.bytedeco.tensorrt.global.nvinfer.createInferBuilder(logger);
+    } catch (RuntimeException | LinkageError e) {
+      b.builderCreation(false, rootMessage(e), (System.nanoTime() - t0) / 1e6);
+      return;
+    }
+    double ms = (System.nanoTime() - t0) / 1e6;
+    if (builder == null || builder.isNull()) {
+      String error = null;
+      synchronized (events) {
+        for (TrtLogEvent e : events) {
+          if (e.isError()) {
+            error = e.message();
+            break;
+          }
+        }
+      }
+      b.builderCreation(false, error, ms);
+      return;
+    }
+    TensorRtObjects.destroy(builder);
+    b.builderCreation(true, null, ms);
   }
 
   /** CUDA runtime and driver versions and the GPUs, into {@code b}; returns the GPUs. */
@@ -157,6 +281,14 @@ public final class TensorRtDoctor {
       dirs.add(d);
     }
     return new ArrayList<>(dirs);
+  }
+
+  /**
+   * The one builder resource for every GPU that TensorRT 10.6 ships ({@code libnvinfer_builder_resource.so.10.6.0},
+   * in the 10.6-1.5.11 redist jar too); later releases split it per SM.
+   */
+  static String allGpuBuilderResourceFile(String trtVersion) {
+    return "libnvinfer_builder_resource.so." + trtVersion;
   }
 
   /** The file TensorRT {@code dlopen}s to build engines for {@code gpu}'s SM, e.g. {@code ..._sm90.so.10.15.1}. */

@@ -11,32 +11,38 @@ import org.bytedeco.tensorrt.nvinfer.ILogger;
 /**
  * The {@code ILogger} handed to TensorRT ({@code createInferBuilder(logger)}, {@code
  * createInferRuntime(logger)}); forwards every line to a {@link TrtLogPipeline}. The only class of
- * the pure-Java packages that touches JavaCPP. It keeps itself strongly reachable until {@link
- * #close()}, so the native side never calls into a collected object, and never throws into TensorRT.
+ * the pure-Java packages that touches JavaCPP. It never throws into TensorRT.
+ *
+ * <p>TensorRT keeps the first logger a process gives it and may call it for the rest of the process
+ * (later builders and runtimes, even with another logger passed, log to the first). So the native peer
+ * is never freed: the logger stays strongly reachable for the life of the process, and {@link #close()}
+ * only stops forwarding (lines arriving afterwards are counted in {@link #linesAfterClose()}).
  *
  * <pre>{@code
- * TensorRtLogger logger = TensorRtLogger.create(pipeline);
+ * TensorRtLogger logger = TensorRtLogger.create(pipeline);  // one per process
  * IBuilder builder = nvinfer.createInferBuilder(logger);
  * ...
- * builder.close();
- * logger.close(); // after every TensorRT object using it is destroyed
+ * logger.close(); // optional: stops forwarding; TensorRT may still call it, safely
  * }</pre>
  */
 public final class TensorRtLogger extends ILogger implements AutoCloseable {
-  // Identity, not Pointer.equals (which compares native addresses).
+  // Every logger ever created, for the life of the process: TensorRT may call any of them at any time,
+  // and a collected JavaCPP object would free its native peer. Identity, not Pointer.equals (which
+  // compares native addresses).
   private static final Set<TensorRtLogger> LIVE =
       Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
 
   private final TrtLogPipeline pipeline;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong afterClose = new AtomicLong();
 
   private TensorRtLogger(TrtLogPipeline pipeline) {
     this.pipeline = pipeline;
   }
 
   /**
-   * A logger forwarding to {@code pipeline}, registered until {@link #close()}.
+   * A logger forwarding to {@code pipeline}; it is kept (never freed) for the life of the process.
    *
    * <p>Create ONE per process and pass it to every builder and runtime: TensorRT 10 keeps the first
    * logger a process hands to {@code createInferBuilder}/{@code createInferRuntime} and ignores later
@@ -51,6 +57,10 @@ public final class TensorRtLogger extends ILogger implements AutoCloseable {
 
   @Override
   public void log(ILogger.Severity severity, String msg) {
+    if (closed.get()) {
+      afterClose.incrementAndGet();
+      return;
+    }
     try {
       // JavaCPP may hand over a fresh enum-like instance: intern before use (preset samples do so).
       int code = severity == null ? TrtSeverity.ERROR.code() : severity.intern().value;
@@ -70,15 +80,28 @@ public final class TensorRtLogger extends ILogger implements AutoCloseable {
     return failures.get();
   }
 
+  /** Lines TensorRT sent after {@link #close()}: counted, not forwarded. */
+  public long linesAfterClose() {
+    return afterClose.get();
+  }
+
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Whether this logger is kept reachable (always: TensorRT may call it until the process ends). */
+  boolean isRetained() {
+    return LIVE.contains(this);
+  }
+
   /**
-   * Unregisters the logger so it can be collected, then releases the native peer. Call it only after
-   * every builder/runtime created with it is destroyed. Idempotent.
+   * Stops forwarding to the pipeline. Deliberately frees nothing: TensorRT keeps the process's first
+   * logger and may call it after every builder and runtime is gone, so the native peer must outlive any
+   * call, which only the end of the process guarantees. Idempotent.
    */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
-      LIVE.remove(this);
-      super.close();
-    }
+    closed.set(true);
   }
 }

@@ -31,12 +31,16 @@ import org.slf4j.event.Level;
  * <p>Attribution: the request of the calling thread ({@link RequestContext#current()}) if any; the
  * scope is the innermost {@linkplain #openScope scope} opened by the calling thread (TensorRT calls
  * the logger on the thread that called it, so two builds on two threads each capture their own
- * lines). A line from a thread that opened no scope (a TensorRT worker thread) goes to the innermost
- * open scope when only one thread has scopes open; when several have, it is given to no scope's
- * capture and counted in {@link Stats#ambiguousScope()}. Every event is given to its scope's capture
- * (all severities, VERBOSE included, not rate-limited) and to the build audit when any scope is open. Events at or above the {@linkplain #runtimeLevel run-time level} pass
- * the rate limit and go to SLF4J (logger {@code io.github.trtrace.tensorrt}) and to {@link
- * #onEvent} listeners.
+ * lines). A line from a thread that opened no scope belongs to no scope, whatever other threads have
+ * open: a serving warning never lands in a concurrent build's report. Such lines logged while scopes
+ * are open are counted in {@link Stats#unscopedWhileScopesOpen()}. Every scoped event is given to
+ * its scope's capture (all severities, VERBOSE included, not rate-limited) and to the build audit.
+ * Events at or above the {@linkplain #runtimeLevel run-time level} pass the rate limit and go to
+ * SLF4J (logger {@code io.github.trtrace.tensorrt}) and to {@link #onEvent} listeners.
+ *
+ * <p>Cost: a line that no scope of the calling thread captures and that is below the run-time level
+ * (or whose SLF4J level is disabled while no listener is registered) is only counted: it is neither
+ * classified nor redacted nor timestamped.
  *
  * <pre>{@code
  * TrtLogPipeline pipeline = TrtLogPipeline.builder()
@@ -56,6 +60,11 @@ public final class TrtLogPipeline {
   /** Where formatted lines go; SLF4J by default, replaceable in tests. */
   interface Output {
     void emit(Level level, String text);
+
+    /** Whether {@link #emit} at {@code level} would print anything (SLF4J's cheap check). */
+    default boolean isEnabled(Level level) {
+      return true;
+    }
   }
 
   /** An open attribution scope; closing it is idempotent and never throws. */
@@ -75,8 +84,8 @@ public final class TrtLogPipeline {
    * @param redacted lines changed by a redaction rule
    * @param listenerFailures exceptions thrown by listeners or captures (swallowed)
    * @param internalFailures failures inside the pipeline itself (swallowed)
-   * @param ambiguousScope lines from a thread without a scope while scopes of several threads were
-   *     open: captured by no scope (the build audit and the run-time output still receive them)
+   * @param unscopedWhileScopesOpen lines from a thread without a scope of its own while other threads
+   *     had scopes open: captured by no scope and not audited (the run-time output still receives them)
    */
   public record Stats(
       Map<TrtSeverity, Long> eventsBySeverity,
@@ -84,7 +93,7 @@ public final class TrtLogPipeline {
       long redacted,
       long listenerFailures,
       long internalFailures,
-      long ambiguousScope) {
+      long unscopedWhileScopesOpen) {
     public Stats {
       eventsBySeverity = Map.copyOf(eventsBySeverity);
     }
@@ -148,7 +157,7 @@ public final class TrtLogPipeline {
   private final AtomicLong redacted = new AtomicLong();
   private final AtomicLong listenerFailures = new AtomicLong();
   private final AtomicLong internalFailures = new AtomicLong();
-  private final AtomicLong ambiguousScope = new AtomicLong();
+  private final AtomicLong unscopedWhileScopesOpen = new AtomicLong();
   private final AtomicBoolean verboseWarned = new AtomicBoolean();
   private volatile TrtSeverity runtimeLevel;
 
@@ -189,11 +198,21 @@ public final class TrtLogPipeline {
   private void dispatch(int severityCode, String raw) {
     TrtSeverity severity = TrtSeverity.fromCode(severityCode);
     bySeverity.incrementAndGet(severity.ordinal());
+    Object[] open = scopes.toArray();
+    ScopeImpl scope = scopeFor(Thread.currentThread(), open);
+    boolean printable = severity.isAtLeast(runtimeLevel)
+        && (!listeners.isEmpty() || output.isEnabled(level(severity)));
+    if (scope == null) {
+      if (open.length > 0) {
+        unscopedWhileScopesOpen.incrementAndGet();
+      }
+      if (!printable) {
+        return; // the cheap disabled path: no classification, redaction, clock or context lookup
+      }
+    }
     TrtLogClassifier.ErrorLine error = TrtLogClassifier.errorLine(raw);
     TrtLogKind kind = TrtLogClassifier.classify(severity, raw, error);
     String message = redact(raw);
-    Object[] open = scopes.toArray();
-    ScopeImpl scope = scopeFor(Thread.currentThread(), open);
     String requestId = currentRequestId();
     TrtLogEvent event =
         new TrtLogEvent(
@@ -208,11 +227,11 @@ public final class TrtLogPipeline {
             scope == null ? null : scope.name);
     if (scope != null) {
       deliver(scope.capture, event);
+      if (buildAudit != null) {
+        deliver(buildAudit, event);
+      }
     }
-    if (open.length > 0 && buildAudit != null) {
-      deliver(buildAudit, event);
-    }
-    if (!severity.isAtLeast(runtimeLevel)) {
+    if (!printable) {
       return;
     }
     long suppressedBefore = admit(severity, message);
@@ -234,27 +253,14 @@ public final class TrtLogPipeline {
     }
   }
 
-  /**
-   * The innermost scope {@code thread} opened; else, when all open scopes belong to one thread, the
-   * innermost of those; else none (counted).
-   */
-  private @Nullable ScopeImpl scopeFor(Thread thread, Object[] open) {
-    if (open.length == 0) {
-      return null;
-    }
+  /** The innermost scope {@code thread} opened, or null: never another thread's scope. */
+  private static @Nullable ScopeImpl scopeFor(Thread thread, Object[] open) {
     for (int i = open.length - 1; i >= 0; i--) {
       if (((ScopeImpl) open[i]).owner == thread) {
         return (ScopeImpl) open[i];
       }
     }
-    ScopeImpl innermost = (ScopeImpl) open[open.length - 1];
-    for (Object o : open) {
-      if (((ScopeImpl) o).owner != innermost.owner) {
-        ambiguousScope.incrementAndGet();
-        return null;
-      }
-    }
-    return innermost;
+    return null;
   }
 
   private String redact(String message) {
@@ -343,8 +349,8 @@ public final class TrtLogPipeline {
   /**
    * Opens a scope for the calling thread: until it is closed, the lines TensorRT logs on this thread
    * go to {@code capture} (every severity) and carry the scope name. Scopes nest per thread; the
-   * innermost open one wins. Lines from threads without a scope of their own follow the class rules
-   * above. Thread-safe; the scope may be closed from any thread.
+   * innermost open one wins. Lines from other threads never reach this scope. Thread-safe; the scope
+   * may be closed from any thread.
    *
    * @param scopeName e.g. {@code "build:llama-8b"} or {@code "engine:<fingerprint>"}
    * @param capture receives every line of the scope; exceptions it throws are counted and swallowed
@@ -397,7 +403,7 @@ public final class TrtLogPipeline {
       by.put(s, bySeverity.get(s.ordinal()));
     }
     return new Stats(by, suppressed.get(), redacted.get(), listenerFailures.get(), internalFailures.get(),
-        ambiguousScope.get());
+        unscopedWhileScopesOpen.get());
   }
 
   /** Configures a {@link TrtLogPipeline}. */
@@ -446,7 +452,7 @@ public final class TrtLogPipeline {
       return this;
     }
 
-    /** Receives every line logged while any scope is open (e.g. a build audit file). */
+    /** Receives every line captured by a scope, of any scope (e.g. a build audit file). */
     public Builder buildAudit(Consumer<TrtLogEvent> audit) {
       this.buildAudit = Objects.requireNonNull(audit, "audit");
       return this;
@@ -495,6 +501,11 @@ public final class TrtLogPipeline {
       if (logger.isEnabledForLevel(level)) {
         logger.atLevel(level).log(text);
       }
+    }
+
+    @Override
+    public boolean isEnabled(Level level) {
+      return logger.isEnabledForLevel(level);
     }
   }
 }

@@ -15,7 +15,13 @@ import org.slf4j.LoggerFactory;
  * <p>TensorRT counts its references ({@code incRefCount}/{@code decRefCount}); {@link #close()} frees the
  * native object only when that count is zero, otherwise it keeps it (a small leak, logged) rather than let
  * TensorRT call freed memory. Every reported error is treated as fatal for the current TensorRT call,
- * like TensorRT's own sample recorder. {@code getErrorDesc} pointers stay valid until the next drain or clear.
+ * like TensorRT's own sample recorder.
+ *
+ * <p>Two views: TensorRT's ({@code getNbErrors}, {@code getErrorDesc}: every error since the last {@code
+ * clear()}, whose description pointers stay valid until then) and Java's ({@link #drain()}: errors not
+ * drained yet). A drain never touches TensorRT's view, and TensorRT's {@code clear()} never discards
+ * undrained errors. Both keep at most the capacity; more are counted ({@link #droppedErrors()}, and
+ * {@code hasOverflowed()} for TensorRT's view) until {@link #clear()}.
  *
  * <pre>{@code
  * ShimErrorRecorder recorder = ShimErrorRecorder.create();
@@ -80,6 +86,16 @@ public final class ShimErrorRecorder implements AutoCloseable {
       out.add(new RecordedError(codes[i], descs[i], micros[i]));
     }
     return out;
+  }
+
+  /**
+   * {@code IErrorRecorder::clear()}: empties TensorRT's view (invalidating its {@code getErrorDesc}
+   * pointers) so it can take {@code capacity} more errors. Call it only while no TensorRT call that uses
+   * this recorder is running (for example after {@code buildSerializedNetwork} returned). Errors not
+   * drained yet stay drainable.
+   */
+  public synchronized void clear() {
+    ShimNative.recorderClear(handle.get("ShimErrorRecorder"));
   }
 
   /** Errors not kept because the recorder was full, counted up to the last drain. */

@@ -4,15 +4,16 @@ package io.github.trtrace.tensorrt.shim;
 final class ShimNative {
   private ShimNative() {}
 
-  static native long profilerCreate(int capacity);
+  /** {@code layout} = the TensorRT major version whose IProfiler layout to use (10 or 11); 0 on failure. */
+  static native long profilerCreate(int capacity, int layout);
 
-  static native void profilerFree(long handle);
+  static native void profilerFree(long handle, int layout);
 
   /**
    * Moves up to {@code ids.length} samples into {@code ids}/{@code ms}; returns the layer names whose ID is
-   * {@code >= knownNames}; {@code counts} = {moved, dropped since last drain, still buffered}.
+   * {@code >= knownNames}; {@code counts} = {moved, dropped since last drain, left in this drain's batch}.
    */
-  static native String[] profilerDrain(long handle, int knownNames, int[] ids, float[] ms, long[] counts);
+  static native String[] profilerDrain(long handle, int layout, int knownNames, int[] ids, float[] ms, long[] counts);
 
   /** {@code delete} of a TensorRT 10 API object through its virtual destructor (see the C++ source). */
   static native void deleteTensorRtObject(long address);
@@ -23,6 +24,9 @@ final class ShimNative {
 
   static native int recorderRefCount(long handle);
 
+  /** {@code IErrorRecorder::clear()} on TensorRT's view. */
+  static native void recorderClear(long handle);
+
   /** {@code stats} = {moved, dropped since last drain, reported in total}. */
   static native int recorderDrain(long handle, int[] codes, long[] epochMicros, String[] descs, long[] stats);
 
@@ -32,7 +36,7 @@ final class ShimNative {
 
   static native void monitorSetCancelled(long handle, boolean cancelled);
 
-  /** {@code stats} = {moved, dropped since last drain}. */
+  /** {@code stats} = {moved, dropped since last drain, left in this drain's batch}. */
   static native int monitorDrain(
       long handle, int[] types, int[] values, long[] nanos, String[] phases, String[] parents, long[] stats);
 }

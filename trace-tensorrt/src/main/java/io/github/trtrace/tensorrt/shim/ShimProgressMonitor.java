@@ -32,7 +32,7 @@ public final class ShimProgressMonitor implements AutoCloseable {
   private final long[] nanos = new long[BATCH];
   private final String[] phases = new String[BATCH];
   private final String[] parents = new String[BATCH];
-  private final long[] stats = new long[2];
+  private final long[] stats = new long[3];
   private long dropped;
   private volatile boolean cancelled;
 

@@ -14,14 +14,43 @@ import org.jspecify.annotations.Nullable;
 public final class TensorRtEmulator {
   private TensorRtEmulator() {}
 
-  /** Calls {@code IProfiler::reportLayerTime(names[i], ms[i])} for every layer, {@code rounds} times over. */
+  /**
+   * Calls {@code IProfiler::reportLayerTime(names[i], ms[i])} for every layer, {@code rounds} times over,
+   * through the {@code IProfiler} of the profiler's TensorRT generation (slot 0 for 10, slot 4 for 11).
+   */
   public static void reportLayerTimes(ShimProfiler profiler, String[] names, float[] ms, int rounds) {
     if (names.length != ms.length) {
       throw new IllegalArgumentException("names and ms differ in length: " + names.length + " != " + ms.length);
     }
     synchronized (profiler) {
-      reportLayerTimes(profiler.address(), names, ms, rounds);
+      reportLayerTimes(profiler.address(), profiler.abi().major(), names, ms, rounds);
     }
+  }
+
+  /**
+   * {@code IVersionedInterface::getInterfaceInfo()} (and {@code getAPILanguage()}) of a TensorRT 11
+   * profiler as {@code "kind major.minor"}; TensorRT 10's {@code IProfiler} has no such slots.
+   */
+  public static String interfaceInfo(ShimProfiler profiler) {
+    if (profiler.abi() != TensorRtAbi.V11) {
+      throw new IllegalArgumentException("a TensorRT " + profiler.abi().major() + " IProfiler is not versioned");
+    }
+    synchronized (profiler) {
+      return profilerInterfaceInfo(profiler.address());
+    }
+  }
+
+  /** The address {@code IErrorRecorder::getErrorDesc(index)} returns (valid until {@code clear()}). */
+  public static long getErrorDescAddress(ShimErrorRecorder recorder, int index) {
+    synchronized (recorder) {
+      return getErrorDescAddress(recorder.address(), index);
+    }
+  }
+
+  /** The NUL-terminated string at {@code address}, as TensorRT would read a {@code getErrorDesc} pointer. */
+  static String readCString(long address) {
+    NativeShim.load();
+    return readCString0(address);
   }
 
   /** Calls {@code IErrorRecorder::reportError(code, desc)}; returns what the recorder returned. */
@@ -118,19 +147,45 @@ public final class TensorRtEmulator {
   /**
    * Calls {@code ILogger::log(severity, message)} {@code calls} times on the native object at
    * {@code loggerAddress} (e.g. a JavaCPP {@code ILogger} subclass's {@code address()}), from native
-   * code as TensorRT does; returns the elapsed nanoseconds.
+   * code as TensorRT does, through the {@code ILogger} layout of the loaded TensorRT ({@link
+   * TensorRtAbi#ofLoadedTensorRt()}); returns the elapsed nanoseconds.
    */
   public static long logCalls(long loggerAddress, int severity, String message, int calls) {
+    return logCalls(loggerAddress, TensorRtAbi.ofLoadedTensorRt(), severity, message, calls);
+  }
+
+  /**
+   * {@code IVersionedInterface::getInterfaceInfo()} and {@code getAPILanguage()} of the TensorRT 11 {@code
+   * ILogger} at {@code loggerAddress}, as {@code "kind major.minor"}: the slots TensorRT 11 added before {@code log}.
+   */
+  public static String loggerInterfaceInfo(long loggerAddress) {
     if (loggerAddress == 0) {
       throw new IllegalArgumentException("null logger address");
     }
     NativeShim.load();
-    return logCalls0(loggerAddress, severity, message, calls);
+    return loggerInterfaceInfo0(loggerAddress);
   }
 
-  private static native void reportLayerTimes(long profiler, String[] names, float[] ms, int rounds);
+  /** {@link #logCalls(long, int, String, int)} through the {@code ILogger} layout of generation {@code abi}. */
+  public static long logCalls(long loggerAddress, TensorRtAbi abi, int severity, String message, int calls) {
+    if (loggerAddress == 0) {
+      throw new IllegalArgumentException("null logger address");
+    }
+    NativeShim.load();
+    return logCalls0(loggerAddress, abi.major(), severity, message, calls);
+  }
 
-  private static native long logCalls0(long logger, int severity, String message, int calls);
+  private static native void reportLayerTimes(long profiler, int layout, String[] names, float[] ms, int rounds);
+
+  private static native String profilerInterfaceInfo(long profiler);
+
+  private static native long getErrorDescAddress(long recorder, int index);
+
+  private static native String readCString0(long address);
+
+  private static native String loggerInterfaceInfo0(long logger);
+
+  private static native long logCalls0(long logger, int layout, int severity, String message, int calls);
 
   private static native boolean reportError(long recorder, int code, String desc);
 

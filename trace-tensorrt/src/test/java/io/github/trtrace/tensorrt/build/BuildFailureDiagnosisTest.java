@@ -7,7 +7,7 @@ import io.github.trtrace.tensorrt.log.RecordedError;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** On the real H200 fixtures (TensorRT 10.15.1). */
+/** On the real H200 fixtures (TensorRT 10.15.1 and 11.2.1). */
 class BuildFailureDiagnosisTest {
 
   @Test
@@ -26,7 +26,35 @@ class BuildFailureDiagnosisTest {
         .contains("LD_LIBRARY_PATH")
         .contains("java.library.path")
         .contains("deploy the plan file")
-        .contains("needs only libnvinfer");
+        .contains("needs only libnvinfer")
+        .doesNotContain("setInternalLibraryPath"); // 10.15 has no such API
+    assertThat(d.summary()).startsWith("The engine build failed because");
+  }
+
+  @Test
+  void tensorRt112FailsAlreadyAtBuilderCreationAndTheDiagnosisSaysSo() {
+    List<io.github.trtrace.tensorrt.log.TrtLogEvent> events = Fixtures.events(Fixtures.TRT112_BUILDER_MISSING_SM90);
+    BuildFailureDiagnosis d = BuildFailureDiagnosis.diagnose(events.subList(0, 3), List.of());
+    assertThat(d.cause()).isEqualTo(BuildFailureDiagnosis.Cause.MISSING_BUILDER_RESOURCE);
+    assertThat(d.missingFile()).isEqualTo("libnvinfer_builder_resource_sm90.so.11.2.1");
+    assertThat(d.summary())
+        .startsWith("Creating the TensorRT builder failed (createInferBuilder returned null")
+        .contains("compute capability 9.0")
+        .contains("libnvinfer.so.11")
+        .doesNotContain("libnvinfer.so.10");
+    assertThat(String.join("\n", d.fixSteps()))
+        .contains("Install TensorRT 11.2 from NVIDIA")
+        .contains("nvinfer1::setInternalLibraryPath(dir)")
+        .contains("TensorRtDoctor --builder-resource-dir");
+  }
+
+  @Test
+  void setInternalLibraryPathExistsFromTensorRt1016On() {
+    assertThat(BuildFailureDiagnosis.hasInternalLibraryPath("10.15.1")).isFalse();
+    assertThat(BuildFailureDiagnosis.hasInternalLibraryPath("10.6.0")).isFalse();
+    assertThat(BuildFailureDiagnosis.hasInternalLibraryPath("10.16.0")).isTrue();
+    assertThat(BuildFailureDiagnosis.hasInternalLibraryPath("11.2.1")).isTrue();
+    assertThat(BuildFailureDiagnosis.hasInternalLibraryPath("x")).isFalse();
   }
 
   @Test

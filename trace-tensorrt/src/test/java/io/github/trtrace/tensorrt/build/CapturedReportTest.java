@@ -52,6 +52,19 @@ class CapturedReportTest {
     assertThatThrownBy(() -> BuildGate.builder().build().assertPasses(failed, passing))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("Error Code 6");
-    assertThat(BuildGate.builder().build().check(failed, failed).passed()).isTrue();
+  }
+
+  @Test
+  void aFailedCandidateFailsTheGateEvenWhenTheBaselineFailedToo() throws IOException {
+    BuildReport failed = captured();
+    BuildGate.GateResult r = BuildGate.builder().allowNewErrors(true).allowNewWarnings(true).build()
+        .check(failed, failed);
+    assertThat(r.passed()).isFalse();
+    assertThat(r.failures()).singleElement().satisfies(f -> {
+      assertThat(f.kind()).isEqualTo(BuildDiff.Kind.STATUS);
+      assertThat(f.detail()).startsWith("the build failed (the baseline failed too): ")
+          .contains("libnvinfer_builder_resource_sm90.so.10.15.1");
+    });
+    assertThat(r.diff().regressions()).as("failed -> failed is no change").isEmpty();
   }
 }

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** On inspector JSON written by us in the documented format (see resources/inspector/README.md). */
+/**
+ * On inspector JSON: real TensorRT 10.6 output from the H200, and files written by us in the documented 10.x
+ * and 11.x formats (see resources/inspector/README.md, which says which is which).
+ */
 class EngineInspectionTest {
 
   @Test
@@ -45,6 +48,53 @@ class EngineInspectionTest {
     EngineInspection info = EngineInspection.parse(
         "{\"Layers\":[\"a\"],\"I/O Tensors\":[{\"Name\":\"input_0\",\"IOMode\":\"Input\"}]}");
     assertThat(info.bindings()).containsExactly("input_0");
+  }
+
+  @Test
+  void realTensorRt106OutputFromTheH200IsRead() {
+    // resources/inspector/trt-10.6.0-h200-detailed.json: real output, 10.x shape ("Bindings", "Format/Datatype")
+    EngineInspection info = EngineInspection.parse(Reports.resource("/inspector/trt-10.6.0-h200-detailed.json"));
+    assertThat(info.detailed()).isTrue();
+    assertThat(info.layers()).extracting(BuildReport.Layer::name)
+        .containsExactly("qkv_proj_myl0_0", "__myl_DivErfAddMulMul_myl0_1", "mlp_ffn_myl0_2");
+    assertThat(info.layers()).extracting(BuildReport.Layer::type).containsExactly("gemm", "kgen", "gemm");
+    assertThat(info.layers()).extracting(BuildReport.Layer::precision).containsOnly("fp32");
+    assertThat(info.layers().get(0).tactic()).startsWith("sm50_xmma_cublas_smallN");
+    assertThat(info.bindings()).containsExactly("x", "y");
+    assertThat(info.precision()).as("the FP16 flag was set, but the engine runs in FP32").isEqualTo("fp32");
+  }
+
+  @Test
+  void tensorRt11ShapeIsReadFromTheDocumentedSchema() {
+    // resources/inspector/trt-11-documented-schema.json: NOT TensorRT output (no 11.x engine can be built on
+    // the H200 from Maven artifacts); written from NVIDIA's documented 11.x schema: "I/O Tensors" objects,
+    // "Format" and "Datatype" split.
+    EngineInspection info = EngineInspection.parse(Reports.resource("/inspector/trt-11-documented-schema.json"));
+    assertThat(info.bindings()).containsExactly("x", "y");
+    assertThat(info.layers()).extracting(BuildReport.Layer::precision).containsExactly("fp16", "fp16", "fp32");
+    assertThat(info.precision()).isEqualTo("fp16");
+    assertThat(info.fusedGroups()).singleElement().satisfies(g ->
+        assertThat(g.networkLayers()).containsExactly("/attn/qkv/MatMul", "/attn/qkv/Add"));
+    BuildReport report = BuildReport.builder("m").inspection(info).networkLayerCount(4).build();
+    assertThat(report.precision()).isEqualTo("fp16");
+    assertThat(report.fp32Fallbacks()).extracting(BuildReport.Layer::name).containsExactly("mlp_ffn_myl0_2");
+  }
+
+  @Test
+  void theDataTypeFieldWinsOverTheFormatAndEitherSpellingIsRead() {
+    EngineInspection info = EngineInspection.parse("{\"Layers\":[{\"Name\":\"a\",\"LayerType\":\"gemm\","
+        + "\"Outputs\":[{\"Name\":\"o\",\"Format\":\"Row major linear FP32 format (kLINEAR)\",\"DataType\":\"BFloat16\"}]},"
+        + "{\"Name\":\"b\",\"LayerType\":\"Reformat\",\"Outputs\":[{\"Name\":\"p\",\"Datatype\":\"FP8\"}]},"
+        + "{\"Name\":\"c\",\"LayerType\":\"gemm\",\"Outputs\":[{\"Name\":\"q\",\"Format\":\"Row major linear FP16 format\"}]}],"
+        + "\"I/O Tensors\":[]}");
+    assertThat(info.layers()).extracting(BuildReport.Layer::precision).containsExactly("bf16", "fp8", "fp16");
+    assertThat(info.precision()).as("the builder's reformat layer does not count").isEqualTo("bf16");
+  }
+
+  @Test
+  void theEngineOfTheHandWrittenFileRunsInFp16AndNamesOnlyHasNoPrecision() {
+    assertThat(Reports.detailed().precision()).isEqualTo("fp16");
+    assertThat(EngineInspection.parse(Reports.resource("/inspector/names-only.json")).precision()).isNull();
   }
 
   @Test

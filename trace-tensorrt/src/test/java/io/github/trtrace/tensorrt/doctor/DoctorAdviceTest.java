@@ -33,9 +33,10 @@ class DoctorAdviceTest {
   void gpuHostWithoutBuilderResourceWarnsThatBuildsFailButRuntimeWorks() {
     DoctorReport r = DoctorAdvice.evaluate(h200WithRedistJar());
     assertThat(r.findings()).extracting(Finding::check)
-        .containsExactly("platform", "tensorrt", "cuda", "gpu", "builder_resource", "nvml", "native_shim");
-    assertThat(r.findings()).extracting(Finding::status)
-        .containsExactly(Status.SKIP, Status.OK, Status.OK, Status.OK, Status.WARN, Status.OK, Status.SKIP);
+        .containsExactly("platform", "tensorrt", "cuda", "gpu", "builder_resource", "builder_creation", "nvml",
+            "native_shim");
+    assertThat(r.findings()).extracting(Finding::status).containsExactly(
+        Status.SKIP, Status.OK, Status.OK, Status.OK, Status.WARN, Status.SKIP, Status.OK, Status.SKIP);
     Finding resource = r.findings().get(4);
     assertThat(resource.detail()).isEqualTo("libnvinfer_builder_resource_sm90.so.10.15.1 not found");
     assertThat(resource.advice()).contains("running prebuilt engines works").contains("LD_LIBRARY_PATH");
@@ -60,13 +61,64 @@ class DoctorAdviceTest {
         .contains("build the engine on a machine with the same GPU and TensorRT version");
   }
 
+  /** The real 11.2.1 createInferBuilder error on the H200 (shared/fixtures/trt-11.2.1-h200-builder-missing-sm90.txt). */
+  private static final String TRT112_CREATE_ERROR = "createInferBuilder: Error Code 6: API Usage Error (Unable to load"
+      + " library: libnvinfer_builder_resource_sm90.so.11.2.1: libnvinfer_builder_resource_sm90.so.11.2.1: cannot"
+      + " open shared object file: No such file or directory In Impl at /_src/runtime/dispatch/libLoader.cpp:305)";
+
+  @Test
+  void tensorRt112OnTheH200CannotCreateABuilderAndBothFindingsSayWhy() {
+    DoctorFacts f = probedH200().tensorrtVersion("11.2.1")
+        .builderResource("libnvinfer_builder_resource_sm90.so.11.2.1 or libnvinfer_builder_resource.so.11.2.1", false)
+        .builderResourceSearch(null, List.of("/root/stash112/trt"))
+        .internalLibraryPath(true, null, null)
+        .builderCreation(false, TRT112_CREATE_ERROR, 1517.5).build();
+    DoctorReport r = DoctorAdvice.evaluate(f);
+    assertThat(finding(r, "tensorrt").status()).isEqualTo(Status.OK);
+    Finding creation = finding(r, "builder_creation");
+    assertThat(creation.status()).isEqualTo(Status.WARN);
+    assertThat(creation.detail()).isEqualTo("createInferBuilder returned null in 1518 ms: " + TRT112_CREATE_ERROR);
+    assertThat(creation.advice()).contains("running prebuilt plans works").contains("see builder_resource");
+    Finding resource = finding(r, "builder_resource");
+    assertThat(resource.advice())
+        .contains("Unable to load library: libnvinfer_builder_resource_sm90.so.11.2.1)")
+        .contains("TensorRT 10.6 and 11.x already at createInferBuilder")
+        .contains("libnvinfer.so.11 and the _ptx resource")
+        .contains("nvinfer1::setInternalLibraryPath(dir) (this TensorRT 11.2.1 has it");
+  }
+
+  @Test
+  void theBuilderResourceDirectoryIsReportedWithWhatSetInternalLibraryPathReturned() {
+    DoctorFacts on11 = probedH200().tensorrtVersion("11.2.1")
+        .builderResource("libnvinfer_builder_resource_sm90.so.11.2.1", false)
+        .internalLibraryPath(true, "/opt/trt/lib/", false).build();
+    assertThat(finding(DoctorAdvice.evaluate(on11), "builder_resource").detail())
+        .endsWith("; setInternalLibraryPath(/opt/trt/lib/) returned false");
+    DoctorFacts on1015 = probedH200().builderResource("libnvinfer_builder_resource_sm90.so.10.15.1", false)
+        .internalLibraryPath(false, "/opt/trt/lib", null).build();
+    DoctorReport r = DoctorAdvice.evaluate(on1015);
+    assertThat(finding(r, "builder_resource").detail())
+        .endsWith("--builder-resource-dir /opt/trt/lib not applied: TensorRT 10.15.1 has no setInternalLibraryPath"
+            + " (10.16 and later)");
+    assertThat(finding(r, "builder_resource").advice()).contains("needs TensorRT 10.16 or later");
+  }
+
+  @Test
+  void tensorRtOutsideTheSupportedLinesWarns() {
+    DoctorReport r = DoctorAdvice.evaluate(probedH200().tensorrtVersion("8.6.1").build());
+    assertThat(finding(r, "tensorrt").status()).isEqualTo(Status.WARN);
+    assertThat(finding(r, "tensorrt").advice()).contains("10.6-1.5.11").contains("11.2-1.5.14");
+  }
+
   @Test
   void healthyProbedEnvironmentIsOkEverywhere() {
     DoctorFacts f = probedH200().cudaDriverVersion(13010)
         .builderResource("libnvinfer_builder_resource_sm90.so.10.15.1", true)
         .builderResourceSearch("/opt/trt/lib/libnvinfer_builder_resource_sm90.so.10.15.1", List.of("/opt/trt/lib"))
+        .builderCreation(true, null, 812.4)
         .build();
     DoctorReport r = DoctorAdvice.evaluate(f);
+    assertThat(finding(r, "builder_creation").detail()).isEqualTo("createInferBuilder returned a builder in 812 ms");
     assertThat(r.findings()).allSatisfy(x -> {
       assertThat(x.status()).isEqualTo(Status.OK);
       assertThat(x.advice()).isNull();
@@ -85,7 +137,8 @@ class DoctorAdviceTest {
         .cudaError("libcuda.so.1: cannot open shared object file").nvml(false, "libnvidia-ml.so.1 not found").build();
     DoctorReport r = DoctorAdvice.evaluate(ci);
     assertThat(r.findings()).extracting(Finding::status)
-        .containsExactly(Status.SKIP, Status.FAIL, Status.FAIL, Status.SKIP, Status.SKIP, Status.WARN, Status.SKIP);
+        .containsExactly(Status.SKIP, Status.FAIL, Status.FAIL, Status.SKIP, Status.SKIP, Status.SKIP, Status.WARN,
+            Status.SKIP);
     assertThat(r.worst()).isEqualTo(Status.FAIL);
     assertThat(r.exitCode()).isEqualTo(2);
   }
@@ -153,7 +206,7 @@ class DoctorAdviceTest {
     assertThat(lines[lines.length - 1]).isEqualTo("overall: WARN");
     JsonNode json = new ObjectMapper().readTree(r.toJson());
     assertThat(json.get("overall").asText()).isEqualTo("WARN");
-    assertThat(json.get("findings")).hasSize(7);
+    assertThat(json.get("findings")).hasSize(8);
     assertThat(json.get("findings").get(1).get("advice").isNull()).isTrue();
   }
 

@@ -32,6 +32,20 @@ class TensorRtDoctorTest {
   }
 
   @Test
+  void tensorRt106ShipsOneBuilderResourceForEveryGpu() {
+    assertThat(TensorRtDoctor.allGpuBuilderResourceFile("10.6.0")).isEqualTo("libnvinfer_builder_resource.so.10.6.0");
+  }
+
+  @Test
+  void setInternalLibraryPathIsFoundExactlyInThe112Preset() {
+    // one preset per Maven profile: 10.6-1.5.11 and 10.15-1.5.13 have no such function, 11.2-1.5.14 has it
+    String preset = org.bytedeco.tensorrt.global.nvinfer.class.getPackage().getImplementationVersion();
+    assertThat(preset).as("the preset jar's Implementation-Version").isNotNull();
+    assertThat(TensorRtDoctor.internalLibraryPathMethod() != null).as("preset " + preset)
+        .isEqualTo(preset.startsWith("11."));
+  }
+
+  @Test
   void builderResourceIsFoundInTheFirstDirectoryOfTheSearchPathThatHasIt(@TempDir Path tmp) throws Exception {
     Path a = Files.createDirectories(tmp.resolve("a"));
     Path b = Files.createDirectories(tmp.resolve("b"));
@@ -81,6 +95,9 @@ class TensorRtDoctorTest {
         new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isEqualTo(TensorRtDoctor.EXIT_USAGE).isNotIn(0, 1, 2);
     assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: TensorRtDoctor [--json]");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("usage: TensorRtDoctor [--json] [--no-builder] [--builder-resource-dir=DIR]");
+    assertThat(TensorRtDoctor.run(new String[] {"--builder-resource-dir="}, new PrintStream(out, true,
+        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8))).isEqualTo(TensorRtDoctor.EXIT_USAGE);
   }
 }

@@ -125,7 +125,7 @@ class TrtLogPipelineTest {
     assertThat(a).extracting(TrtLogEvent::scope).containsOnly("build:a");
     assertThat(b).extracting(TrtLogEvent::message).containsExactly("line from b");
     assertThat(b).extracting(TrtLogEvent::scope).containsOnly("build:b");
-    assertThat(p.stats().ambiguousScope()).isZero();
+    assertThat(p.stats().unscopedWhileScopesOpen()).isZero();
   }
 
   private static void build(
@@ -140,23 +140,68 @@ class TrtLogPipelineTest {
   }
 
   @Test
-  void aWorkerThreadLineGoesToTheOnlyBuildAndIsCountedWhenTwoBuildsRun() throws Exception {
+  void aServingWarningFromAnotherThreadNeverLandsInTheOnlyOpenBuild() throws Exception {
     List<TrtLogEvent> audit = new ArrayList<>();
-    TrtLogPipeline p = builder().buildAudit(audit::add).build();
-    List<TrtLogEvent> mine = new ArrayList<>();
-    try (TrtLogPipeline.Scope s = p.openScope("build:main", mine::add)) {
-      onWorker(() -> p.log(3, "worker line, one build"));
-      assertThat(mine).extracting(TrtLogEvent::message).containsExactly("worker line, one build");
-      AtomicReference<TrtLogPipeline.Scope> other = new AtomicReference<>();
-      List<TrtLogEvent> theirs = new ArrayList<>();
-      onWorker(() -> other.set(p.openScope("build:other", theirs::add)));
-      onWorker(() -> p.log(3, "worker line, two builds"));
-      other.get().close();
-      assertThat(mine).hasSize(1);
-      assertThat(theirs).isEmpty();
-      assertThat(p.stats().ambiguousScope()).isEqualTo(1);
-      assertThat(audit).extracting(TrtLogEvent::message).contains("worker line, two builds");
+    List<TrtLogEvent> runtime = new ArrayList<>();
+    TrtLogPipeline p = builder().buildAudit(audit::add).onEvent(runtime::add).build();
+    List<TrtLogEvent> build = new ArrayList<>();
+    try (TrtLogPipeline.Scope s = p.openScope("build:main", build::add)) {
+      onWorker(() -> {
+        currentRequest.set("req-serving-1");
+        p.log(2, "serving warning on a request thread");
+        currentRequest.set(null);
+      });
+      p.log(3, MEM_INFO);
     }
+    assertThat(build).extracting(TrtLogEvent::message).containsExactly(MEM_INFO);
+    assertThat(audit).extracting(TrtLogEvent::message).containsExactly(MEM_INFO);
+    assertThat(runtime).singleElement().satisfies(e -> {
+      assertThat(e.message()).isEqualTo("serving warning on a request thread");
+      assertThat(e.scope()).isNull();
+      assertThat(e.requestId()).isEqualTo("req-serving-1");
+    });
+    assertThat(p.stats().unscopedWhileScopesOpen()).isEqualTo(1);
+  }
+
+  @Test
+  void aLineBelowTheLevelThatNoScopeCapturesIsCountedButNeverRedacted() {
+    List<TrtLogEvent> audit = new ArrayList<>();
+    TrtLogPipeline p = builder().redact(Pattern.compile("CPU \\d+"), "CPU n").buildAudit(audit::add).build();
+    p.log(3, MEM_INFO); // INFO is below the default WARNING level and no scope is open
+    assertThat(p.stats().redacted()).isZero();
+    assertThat(p.stats().eventsBySeverity()).containsEntry(TrtSeverity.INFO, 1L);
+    assertThat(printed).isEmpty();
+    try (TrtLogPipeline.Scope s = p.openScope("build:x", e -> { })) {
+      p.log(3, MEM_INFO); // captured by the scope: now it is redacted
+    }
+    assertThat(p.stats().redacted()).isEqualTo(1);
+    assertThat(audit).singleElement().satisfies(e -> assertThat(e.message()).contains("CPU n"));
+  }
+
+  @Test
+  void aDisabledSlf4jLevelWithoutListenersTakesTheCheapPath() {
+    List<Printed> shown = new ArrayList<>();
+    TrtLogPipeline p = TrtLogPipeline.builder()
+        .output(new TrtLogPipeline.Output() {
+          @Override
+          public void emit(Level level, String text) {
+            shown.add(new Printed(level, text));
+          }
+
+          @Override
+          public boolean isEnabled(Level level) {
+            return level == Level.ERROR;
+          }
+        })
+        .redact(Pattern.compile("shared library"), "lib")
+        .requestIdSource(() -> { throw new IllegalStateException("must not be asked on the cheap path"); })
+        .build();
+    p.log(2, "Trying to load shared library x"); // WARNING passes the level but SLF4J's WARN is off
+    assertThat(p.stats().redacted()).isZero();
+    assertThat(p.stats().internalFailures()).isZero();
+    assertThat(shown).isEmpty();
+    p.log(1, "Unable to load shared library y");
+    assertThat(shown).singleElement().satisfies(pr -> assertThat(pr.text()).contains("Unable to load lib y"));
   }
 
   private static void onWorker(Runnable r) throws InterruptedException {

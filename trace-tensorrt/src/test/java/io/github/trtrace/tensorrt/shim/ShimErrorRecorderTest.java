@@ -31,9 +31,11 @@ class ShimErrorRecorderTest {
       assertThat(errors).extracting(RecordedError::codeName).containsExactly("kFAILED_INITIALIZATION", "kUNSPECIFIED_ERROR");
       assertThat(errors.get(0).description()).isEqualTo(BUILD_ERROR);
       assertThat(errors.get(0).epochMicros()).isGreaterThanOrEqualTo(before - 1_000_000);
-      assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
+      assertThat(TensorRtEmulator.getNbErrors(r)).as("a drain leaves TensorRT's view alone").isEqualTo(2);
       assertThat(r.drain()).isEmpty();
       assertThat(r.reportedErrors()).isEqualTo(2);
+      r.clear();
+      assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
     }
   }
 
@@ -46,7 +48,7 @@ class ShimErrorRecorderTest {
   }
 
   @Test
-  void overflowIsReportedAndCountedAndClearResetsIt() {
+  void overflowIsReportedAndCountedAndClearResetsTensorRtsViewOnly() {
     try (ShimErrorRecorder r = ShimErrorRecorder.create(2)) {
       for (int i = 0; i < 5; i++) {
         TensorRtEmulator.reportError(r, 2, "e" + i);
@@ -56,13 +58,40 @@ class ShimErrorRecorderTest {
       TensorRtEmulator.clear(r);
       assertThat(TensorRtEmulator.hasOverflowed(r)).isFalse();
       assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
+      // TensorRT's clear() must not lose what Java has not drained yet
+      assertThat(r.drain()).extracting(RecordedError::description).containsExactly("e0", "e1");
+      assertThat(r.droppedErrors()).isEqualTo(3);
 
       for (int i = 0; i < 3; i++) {
         TensorRtEmulator.reportError(r, 2, "f" + i);
       }
       assertThat(r.drain()).extracting(RecordedError::description).containsExactly("f0", "f1");
-      assertThat(r.droppedErrors()).isEqualTo(1);
+      assertThat(r.droppedErrors()).isEqualTo(4);
       assertThat(r.reportedErrors()).isEqualTo(8);
+    }
+  }
+
+  @Test
+  void getErrorDescPointersStayValidAcrossDrainsAndLaterReportsUntilClear() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create(256)) {
+      // short descriptions live inside the std::string object itself: moving the element moves the text
+      TensorRtEmulator.reportError(r, 6, "first");
+      TensorRtEmulator.reportError(r, 1, "second");
+      long first = TensorRtEmulator.getErrorDescAddress(r, 0);
+      long second = TensorRtEmulator.getErrorDescAddress(r, 1);
+      assertThat(r.drain()).hasSize(2);
+      for (int i = 0; i < 200; i++) { // enough to regrow any vector several times
+        TensorRtEmulator.reportError(r, 2, "later " + i);
+      }
+      r.drain();
+      assertThat(TensorRtEmulator.getNbErrors(r)).as("TensorRT's view keeps every error until clear()").isEqualTo(202);
+      assertThat(TensorRtEmulator.getErrorDesc(r, 0)).isEqualTo("first");
+      assertThat(TensorRtEmulator.getErrorDescAddress(r, 0)).as("element never moved").isEqualTo(first);
+      assertThat(TensorRtEmulator.getErrorDescAddress(r, 1)).isEqualTo(second);
+      assertThat(TensorRtEmulator.readCString(first)).isEqualTo("first");
+      assertThat(TensorRtEmulator.readCString(second)).isEqualTo("second");
+      r.clear();
+      assertThat(TensorRtEmulator.getNbErrors(r)).isZero();
     }
   }
 
