@@ -298,6 +298,15 @@ public interface InferenceTracer extends AutoCloseable {
     }
 
     /**
+     * The longest one sink's call may take before the others get the next batch without it (default
+     * 2 s; see {@link Dispatcher.Builder#exportTimeout}).
+     */
+    public Builder exportTimeout(Duration timeout) {
+      dispatcher.exportTimeout(timeout);
+      return this;
+    }
+
+    /**
      * Whether a JVM shutdown hook drains the queue within the close timeout on exit or SIGTERM;
      * default on. An explicit {@code close()} removes the hook.
      */

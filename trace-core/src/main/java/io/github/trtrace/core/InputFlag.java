@@ -16,6 +16,20 @@ public enum InputFlag {
   ZERO_WIDTH("zero_width"),
   /** C0/C1 control characters other than tab, line feed and carriage return. */
   CONTROL_CHAR("control_char"),
+  /**
+   * Invisible format and filler characters that are neither bidirectional controls nor zero-width
+   * spaces: soft hyphen U+00AD, combining grapheme joiner U+034F, Hangul fillers U+115F, U+1160,
+   * U+3164, U+FFA0, Khmer inherent vowels U+17B4/U+17B5, Mongolian vowel separator U+180E, line and
+   * paragraph separators U+2028/U+2029, invisible math operators U+2061..U+2064, variation selectors
+   * U+FE00..U+FE0F and U+E0100..U+E01EF, interlinear annotation controls U+FFF9..U+FFFB, musical
+   * symbol format controls U+1D173..U+1D17A. Text can hide behind them; a tokenizer still sees them.
+   */
+  INVISIBLE_FORMAT("invisible_format"),
+  /**
+   * Unicode tag characters U+E0000..U+E007F: an invisible copy of ASCII, used to hide instructions
+   * in prompts (a separate flag because it is almost never innocent outside emoji flag sequences).
+   */
+  TAG_CHARS("tag_chars"),
   /** Unpaired UTF-16 surrogates: the input is not valid Unicode. */
   INVALID_UTF16("invalid_utf16"),
   /** Longer than the configured "very long" threshold (characters). */

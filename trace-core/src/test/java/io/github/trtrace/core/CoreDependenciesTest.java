@@ -22,6 +22,7 @@ class CoreDependenciesTest {
         .resideInAnyPackage(
             "java..",
             "javax.annotation..",
+            "javax.crypto..", // java.base: HMAC for PersonalDataIds
             "org.slf4j..",
             "org.jspecify.annotations..", // annotations only, provided scope
             "org.jctools..", // relocated into io.github.trtrace.core.internal.shaded at package time

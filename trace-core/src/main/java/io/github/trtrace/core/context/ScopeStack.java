@@ -23,6 +23,18 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  */
 final class ScopeStack {
+  /**
+   * Strict mode (system property {@value #STRICT_PROPERTY}{@code =true}, as OpenTelemetry's {@code
+   * StrictContextStorage}): every scope records where it was opened, and every misuse (closed on
+   * another thread, left open by a {@code run}/{@code call}, closed out of order or inside a later
+   * {@code run}/{@code call}) is logged at ERROR, each time, with the opening stack trace, and counted
+   * ({@link #strictReports()}). Meant for tests and staging: it costs a stack trace per scope.
+   */
+  static final String STRICT_PROPERTY = "trtrace.context.strict";
+
+  static final boolean STRICT = Boolean.getBoolean(STRICT_PROPERTY);
+  private static final java.util.concurrent.atomic.AtomicLong STRICT_REPORTS = new java.util.concurrent.atomic.AtomicLong();
+
   private final ThreadLocal<@Nullable Frame> top = new ThreadLocal<>();
   private final IntSupplier protectedDepth;
 
@@ -32,6 +44,23 @@ final class ScopeStack {
    */
   ScopeStack(IntSupplier protectedDepth) {
     this.protectedDepth = protectedDepth;
+  }
+
+  /** Misuses reported in strict mode since the JVM started. */
+  static long strictReports() {
+    return STRICT_REPORTS.get();
+  }
+
+  /** Logs a misuse: rate limited normally; in strict mode every time, with where {@code f} was opened. */
+  private static void misuse(Frame f, String format, Object... args) {
+    if (f.opened == null) {
+      ContextLog.MISUSE.warn(format, args);
+      return;
+    }
+    STRICT_REPORTS.incrementAndGet();
+    Object[] withCause = java.util.Arrays.copyOf(args, args.length + 1);
+    withCause[args.length] = f.opened;
+    ContextLog.LOG.error("[strict] " + format + "; the scope was opened at:", withCause);
   }
 
   @Nullable Frame top() {
@@ -56,7 +85,7 @@ final class ScopeStack {
     if (f == null || f.depth <= depth) {
       return;
     }
-    ContextLog.MISUSE.warn(
+    misuse(f,
         "RequestContext scope opened inside run/call was not closed; closing it when run/call returns ({})",
         f.context);
     while (f != null && f.depth > depth) {
@@ -71,15 +100,16 @@ final class ScopeStack {
       return;
     }
     if (frame.owner != Thread.currentThread()) {
-      ContextLog.MISUSE.warn(
-          "RequestContext scope closed on thread {} but opened on {}: ignored, close it on its own thread",
+      misuse(frame,
+          "RequestContext scope closed on thread {} but opened on {}: ignored, close it on its own thread"
+              + " (until then its context and MDC stay current there)",
           Thread.currentThread().getName(),
           frame.owner.getName());
       return;
     }
     if (frame.depth <= protectedDepth.getAsInt()) {
       frame.deferred = true;
-      ContextLog.MISUSE.warn(
+      misuse(frame,
           "RequestContext scope closed inside a run/call that began after it was opened: it closes when that"
               + " run/call returns ({})",
           frame.context);
@@ -87,7 +117,7 @@ final class ScopeStack {
     }
     Frame f = top.get();
     if (f != frame) {
-      ContextLog.MISUSE.warn(
+      misuse(frame,
           "RequestContext scope closed out of order: scopes opened inside it are closed with it ({})",
           frame.context);
     }
@@ -130,6 +160,8 @@ final class ScopeStack {
     final int depth;
     final RequestContext context;
     private final Mdc.Snapshot mdc;
+    /** Where it was opened, in strict mode only. */
+    final @Nullable Throwable opened;
     boolean closed;
     boolean deferred;
 
@@ -139,6 +171,7 @@ final class ScopeStack {
       this.parent = parent;
       this.depth = parent == null ? 1 : parent.depth + 1;
       this.context = context;
+      this.opened = STRICT ? new Throwable("RequestContext scope opened on " + owner.getName()) : null;
       this.mdc = Mdc.enter(context);
     }
 

@@ -61,6 +61,8 @@ final class DefaultDispatcher implements Dispatcher {
   private static final int BLOCK_SPINS = 64;
   private static final long BLOCK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
   private static final long STUCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /** How often a wait for a busy sink looks whether close has begun. */
+  private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final SinkSlot[] sinks;
   private final MpscAtomicArrayQueue<InferenceRecord> mainQueue;
@@ -251,6 +253,13 @@ final class DefaultDispatcher implements Dispatcher {
         Thread.currentThread().interrupt();
       }
     }
+    if (!finished) {
+      // The worker gives up on them at the same deadline; do it here too, so that the counters read
+      // after close() returns already say what a stuck sink held (abandon is idempotent).
+      for (SinkSlot s : sinks) {
+        s.abandonIfBusy();
+      }
+    }
     CloseReport report = report(!finished);
     if (!report.clean()) {
       LOG.warn("trtrace dispatcher closed with problems: {}", report);
@@ -368,13 +377,13 @@ final class DefaultDispatcher implements Dispatcher {
         }
         // Take records out of the queue only when a sink can take them: while every sink is stuck
         // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
-        boolean ready = readyForBatch(Long.MAX_VALUE);
+        boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
         if (closing) {
           break; // close began while waiting for the sinks: what is queued is its business now
         }
         int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
         if (n > 0) {
-          dispatch(batch, Long.MAX_VALUE);
+          dispatch(batch);
           dirty = true;
         }
         long now = System.nanoTime();
@@ -452,13 +461,25 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   /**
-   * Waits until every sink is idle or has been inside its current call for the export timeout (or
-   * until {@code deadline}); true when at least one sink is idle and can take a batch.
+   * Waits until every sink is idle or has been inside its current call for {@code exportTimeout}
+   * (or until {@code deadline}, or until close begins); true when at least one sink is idle and can
+   * take a batch.
    */
-  private boolean readyForBatch(long deadline) {
+  private boolean readyForBatch(long deadline, long exportTimeout) {
     boolean any = false;
     for (SinkSlot s : sinks) {
-      any |= s.awaitIdle(deadline, exportTimeoutNanos) && s.accepting();
+      boolean idle;
+      for (; ; ) {
+        long slice = System.nanoTime() + WAIT_SLICE_NANOS;
+        idle = s.awaitIdle(deadline - slice < 0 ? deadline : slice, exportTimeout);
+        if (idle
+            || s.stuck(exportTimeout)
+            || System.nanoTime() - deadline >= 0
+            || (closing && !closePhase)) {
+          break;
+        }
+      }
+      any |= idle && s.accepting();
     }
     return any;
   }
@@ -467,7 +488,7 @@ final class DefaultDispatcher implements Dispatcher {
    * Gives the batch to every idle sink; a sink still busy (past the export timeout, see {@link
    * #readyForBatch}) misses it, counted. Does not wait for the sinks to write it.
    */
-  private void dispatch(List<InferenceRecord> batch, long deadline) {
+  private void dispatch(List<InferenceRecord> batch) {
     List<InferenceRecord> shared = Collections.unmodifiableList(new ArrayList<>(batch));
     batch.clear();
     int n = shared.size();
@@ -508,7 +529,7 @@ final class DefaultDispatcher implements Dispatcher {
     try {
       long reserved = reserveQueue.size();
       long main = mainQueue.size();
-      while ((reserved > 0 || main > 0) && readyForBatch(Long.MAX_VALUE)) {
+      while ((reserved > 0 || main > 0) && readyForBatch(Long.MAX_VALUE, exportTimeoutNanos)) {
         int fromReserve = take(reserveQueue, batch, batchSize, reserved);
         int fromMain = take(mainQueue, batch, batchSize - fromReserve, main);
         if (fromReserve + fromMain == 0) {
@@ -516,7 +537,7 @@ final class DefaultDispatcher implements Dispatcher {
         }
         reserved -= fromReserve;
         main -= fromMain;
-        dispatch(batch, Long.MAX_VALUE);
+        dispatch(batch);
       }
       flushSinks(Long.MAX_VALUE);
     } finally {
@@ -529,20 +550,23 @@ final class DefaultDispatcher implements Dispatcher {
 
   private void finishOnClose(List<InferenceRecord> batch, long deadline) {
     closePhase = true;
+    // While closing, a sink counts as stuck after a quarter of the close time at most, so that one
+    // blocked sink cannot keep the others from what is still queued.
+    long exportTimeout = Math.max(1, Math.min(exportTimeoutNanos, (deadline - System.nanoTime()) / 4));
     // Offers that saw the dispatcher open are still inside the gate: keep draining until they are
     // out, so that the final look at the queues below sees every record they queued.
     while (!gate.isEmpty() && System.nanoTime() - deadline < 0) {
-      if (readyForBatch(deadline) && fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
-        dispatch(batch, deadline);
+      if (readyForBatch(deadline, exportTimeout) && fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
+        dispatch(batch);
       } else {
         LockSupport.parkNanos(BLOCK_PARK_NANOS);
       }
     }
     while (System.nanoTime() - deadline < 0) {
-      if (!readyForBatch(deadline)) {
+      if (!readyForBatch(deadline, exportTimeout)) {
         LockSupport.parkNanos(STUCK_POLL_NANOS); // every sink stuck: wait for one until the deadline
       } else if (fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) > 0) {
-        dispatch(batch, deadline);
+        dispatch(batch);
       } else {
         break;
       }
@@ -635,10 +659,6 @@ final class DefaultDispatcher implements Dispatcher {
       super(task, name);
       setDaemon(true);
     }
-  }
-
-  static Logger log() {
-    return LOG;
   }
 
   static RateLimitedLogger newSinkLog() {

@@ -143,6 +143,16 @@ final class SinkSlot {
     }
   }
 
+  /** Whether the sink has been inside its current call for at least {@code exportTimeoutNanos}. */
+  boolean stuck(long exportTimeoutNanos) {
+    lock.lock();
+    try {
+      return busy && System.nanoTime() - taskStartNanos >= exportTimeoutNanos;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A batch this sink did not get: it was still busy after the export timeout, or it is dead. */
   void missed(int n, long exportTimeoutNanos) {
     boolean logNow;
@@ -200,6 +210,19 @@ final class SinkSlot {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** {@link #abandon()} if the sink is inside a call now. */
+  void abandonIfBusy() {
+    lock.lock();
+    try {
+      if (!busy) {
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    abandon();
   }
 
   /** Close gives up on this sink: what it holds is lost; later results of its calls are ignored. */

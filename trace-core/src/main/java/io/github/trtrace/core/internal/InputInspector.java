@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Flags properties of a request's raw input that often explain garbled output: bidirectional
- * controls, zero-width characters, control characters, unpaired surrogates, extreme length.
+ * controls, zero-width characters, other invisible format characters, tag characters, control
+ * characters, unpaired surrogates, extreme length.
  * Runs for every record, so it is one pass over the characters with no regular expression, and it
  * allocates nothing: every possible result is a shared, unmodifiable set.
  *
@@ -26,7 +27,8 @@ public final class InputInspector {
       RateLimitedLogger.of(LoggerFactory.getLogger(InputInspector.class), 60_000);
   private static final InputFlag[] FLAGS = InputFlag.values();
   private static final int CHAR_FLAGS =
-      bit(InputFlag.BIDI_CONTROL) | bit(InputFlag.ZERO_WIDTH) | bit(InputFlag.CONTROL_CHAR) | bit(InputFlag.INVALID_UTF16);
+      bit(InputFlag.BIDI_CONTROL) | bit(InputFlag.ZERO_WIDTH) | bit(InputFlag.CONTROL_CHAR)
+          | bit(InputFlag.INVALID_UTF16) | bit(InputFlag.INVISIBLE_FORMAT) | bit(InputFlag.TAG_CHARS);
 
   /** Result sets by bit mask of flag ordinals; unmodifiable, EnumSet-backed, shared. */
   private static final Set<InputFlag>[] BY_MASK = allCombinations();
@@ -58,11 +60,18 @@ public final class InputInspector {
       }
       if (UnicodeChars.isControl(c)) {
         mask |= bit(InputFlag.CONTROL_CHAR);
-      } else if (c < 0x061C) {
+      } else if (c < 0x00AD) {
         continue;
       } else if (Character.isHighSurrogate(c)) {
         if (i + 1 < n && Character.isLowSurrogate(raw.charAt(i + 1))) {
-          i++; // a valid pair
+          int cp = Character.toCodePoint(c, raw.charAt(++i)); // a valid pair
+          if (UnicodeChars.isTag(cp)) {
+            mask |= bit(InputFlag.TAG_CHARS);
+          } else if (UnicodeChars.isInvisibleFormat(cp)) {
+            mask |= bit(InputFlag.INVISIBLE_FORMAT);
+          } else {
+            continue;
+          }
         } else {
           mask |= bit(InputFlag.INVALID_UTF16);
         }
@@ -72,6 +81,8 @@ public final class InputInspector {
         mask |= bit(InputFlag.BIDI_CONTROL);
       } else if (UnicodeChars.isZeroWidth(c)) {
         mask |= bit(InputFlag.ZERO_WIDTH);
+      } else if (UnicodeChars.isInvisibleFormat(c)) {
+        mask |= bit(InputFlag.INVISIBLE_FORMAT);
       } else {
         continue;
       }

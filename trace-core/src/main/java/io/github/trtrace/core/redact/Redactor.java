@@ -39,10 +39,11 @@ public interface Redactor {
 
   /**
    * A short printable summary of raw input for a record's {@code input_digest}: redacted first,
-   * then tab, line and paragraph breaks turned into spaces, control, bidirectional, zero-width
-   * characters and unpaired surrogates replaced by U+FFFD, then cut to at most
-   * {@code maxDigestChars} characters (an ending {@code "…"} included) without splitting a
-   * surrogate pair. Because redaction comes first, a secret cut by the limit was already
+   * then tab, line feed and carriage return turned into spaces, every other non-printing character
+   * (controls, format characters such as bidirectional and zero-width ones, tag characters, line and
+   * paragraph separators, unpaired surrogates, private-use and unassigned code points) written as a
+   * visible marker such as {@code ⟦U+202E⟧}, then cut to at most {@code maxDigestChars} characters
+   * (an ending {@code "…"} included) without splitting a marker or a surrogate pair. Because redaction comes first, a secret cut by the limit was already
    * replaced and never shows partially.
    */
   String digest(CharSequence rawInput);

@@ -11,7 +11,8 @@ final class RuleRedactor implements Redactor {
   static final int MAX_DIGEST_CHARS = 100;
   static final String FAILED = "[REDACTION_FAILED]";
   private static final char ELLIPSIS = '\u2026';
-  private static final char REPLACEMENT_CHAR = '\uFFFD';
+  private static final char MARK_OPEN = '\u27E6'; // ⟦
+  private static final char MARK_CLOSE = '\u27E7'; // ⟧
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger(Redactor.class), 60_000);
 
@@ -97,40 +98,57 @@ final class RuleRedactor implements Redactor {
   }
 
   /**
-   * {@code s} made printable and cut to {@code max} characters. Stops reading {@code s} once it
-   * knows the result is cut, so a huge unredacted text ({@link Redactor#none()}) costs little.
+   * {@code s} made printable and cut to {@code max} characters: tab, line feed and carriage return
+   * become spaces; every other non-printing code point (see {@link UnicodeChars#isNonPrinting}), and
+   * every unpaired surrogate, becomes a visible marker such as {@code ⟦U+202E⟧}, so that an operator
+   * can tell U+202E from NUL. A marker or a surrogate pair is never cut. Stops reading {@code s} once
+   * it knows the result is cut, so a huge unredacted text ({@link Redactor#none()}) costs little.
    */
   static String printableDigest(String s, boolean alreadyCut, int max) {
     int n = s.length();
-    StringBuilder out = new StringBuilder(Math.min(n, max) + 2);
+    StringBuilder out = new StringBuilder(Math.min(n, max) + 12);
     int i = 0;
-    while (i < n && out.length() <= max) {
+    // the length at which the result can still take the ending "…" (the last whole piece before it)
+    int cutAt = 0;
+    boolean cut = alreadyCut;
+    while (i < n) {
+      int cp;
+      int width;
       char c = s.charAt(i);
       if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-        out.append(c).append(s.charAt(i + 1));
-        i += 2;
-        continue;
-      }
-      if (c == '\t' || c == '\n' || c == '\r' || c == '\u2028' || c == '\u2029') {
-        out.append(' ');
-      } else if (Character.isSurrogate(c)
-          || UnicodeChars.isControl(c)
-          || UnicodeChars.isBidiControl(c)
-          || UnicodeChars.isZeroWidth(c)) {
-        out.append(REPLACEMENT_CHAR);
+        cp = Character.toCodePoint(c, s.charAt(i + 1));
+        width = 2;
       } else {
-        out.append(c);
+        cp = c;
+        width = 1;
       }
-      i++;
+      int before = out.length();
+      if (cp == '\t' || cp == '\n' || cp == '\r') {
+        out.append(' ');
+      } else if (UnicodeChars.isNonPrinting(cp)) {
+        out.append(MARK_OPEN).append("U+");
+        String hex = Integer.toHexString(cp).toUpperCase(java.util.Locale.ROOT);
+        for (int pad = hex.length(); pad < 4; pad++) {
+          out.append('0');
+        }
+        out.append(hex).append(MARK_CLOSE);
+      } else {
+        out.appendCodePoint(cp);
+      }
+      if (out.length() > max) {
+        out.setLength(before);
+        cut = true;
+        break;
+      }
+      if (out.length() <= max - 1) {
+        cutAt = out.length();
+      }
+      i += width;
     }
-    if (i == n && !alreadyCut && out.length() <= max) {
+    if (!cut) {
       return out.toString();
     }
-    int end = Math.min(out.length(), max - 1);
-    if (end > 0 && Character.isHighSurrogate(out.charAt(end - 1))) {
-      end--; // out only holds valid pairs, so this high surrogate's partner is at end
-    }
-    out.setLength(end);
+    out.setLength(cutAt);
     return out.append(ELLIPSIS).toString();
   }
 

@@ -7,14 +7,25 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,9 +47,14 @@ import org.slf4j.LoggerFactory;
  * renamed to {@code <name>.1} (older ones shift to {@code .2}, {@code .3}, ...; the newest is always
  * {@code .1}; beyond {@code maxRotatedFiles} they are deleted) and a new file is started. Rotation
  * only happens between records. With {@code gzipRotated} (the default) the rotated file is
- * compressed to {@code <name>.1.gz} right away, <em>on the dispatcher's worker thread</em>: records
- * queue up meanwhile (about a second per 100 MB); choose a smaller {@code maxFileBytes} or turn
- * compression off if that pause matters. When compression fails, the plain {@code .1} file is kept.
+ * compressed to {@code <name>.1.gz} on a daemon thread of the sink's own, so writing goes on
+ * meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
+ * {@code .1} file is kept. When a rotation fails (a rename refused), no rotated file is deleted: the
+ * sink keeps writing to the current file, counts the failure ({@link #rotationFailures()}), logs it
+ * and tries again after a back-off (1 s, doubling up to a minute).
+ *
+ * <p><b>Permissions.</b> Files the sink creates get {@code rw-r-----} (0640) unless configured
+ * otherwise with {@link Builder#filePermissions(String)}; never world-readable by default.
  *
  * <p>Not thread-safe: the dispatcher calls {@link #write}, {@link #flush} and {@link #close} from
  * its one worker thread. Flushing by time happens inside those calls; the sink has no thread.
@@ -57,6 +73,8 @@ public final class JsonLinesFileSink implements RecordSink {
   private static final RateLimitedLogger WARN = RateLimitedLogger.of(LOG, 10_000);
   private static final int BUFFER_BYTES = 64 * 1024;
   private static final byte LF = '\n';
+  private static final long ROTATION_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long MAX_ROTATION_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Path file;
   private final long flushIntervalNanos;
@@ -65,6 +83,10 @@ public final class JsonLinesFileSink implements RecordSink {
   private final int maxRotatedFiles;
   private final boolean gzipRotated;
   private final ChannelOpener opener;
+  private final Mover mover;
+  private final @Nullable Set<PosixFilePermission> permissions;
+  private final Executor compressor;
+  private final @Nullable ExecutorService ownCompressor;
   private final String name;
 
   private final StringBuilder text = new StringBuilder(1024);
@@ -85,6 +107,12 @@ public final class JsonLinesFileSink implements RecordSink {
   /** Lines dropped by the failure being reported, not yet included in an exception. */
   private long pendingLost;
   private boolean closed;
+  /** After a failed rotation: no new attempt before this time (nanoTime); the backoff doubles. */
+  private long rotationRetryAtNanos;
+  private long rotationBackoffNanos;
+  private long rotationFailures;
+  /** The compression of the newest rotated file, running on the compressor; null when none. */
+  private @Nullable CompletableFuture<Void> compression;
 
   private JsonLinesFileSink(Builder b) throws IOException {
     this.file = b.file;
@@ -93,7 +121,24 @@ public final class JsonLinesFileSink implements RecordSink {
     this.maxFileBytes = b.maxFileBytes;
     this.maxRotatedFiles = b.maxRotatedFiles;
     this.gzipRotated = b.gzipRotated;
-    this.opener = b.opener;
+    this.permissions = b.permissions;
+    this.opener = b.opener != null ? b.opener : f -> ChannelOpener.open(f, permissions);
+    this.mover = b.mover;
+    if (b.compressor != null) {
+      this.compressor = b.compressor;
+      this.ownCompressor = null;
+    } else {
+      // one daemon thread per sink, started on the first rotation (Log4j2 also compresses rotated
+      // files asynchronously): the dispatcher's sink thread never waits for gzip
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "trtrace-gzip-" + file.getFileName());
+            t.setDaemon(true);
+            return t;
+          });
+      this.compressor = pool;
+      this.ownCompressor = pool;
+    }
     this.name = "jsonl:" + file;
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
@@ -101,6 +146,7 @@ public final class JsonLinesFileSink implements RecordSink {
     }
     open();
     lastFlushNanos = System.nanoTime();
+    rotationRetryAtNanos = lastFlushNanos;
   }
 
   private static long saturatedNanos(Duration d) {
@@ -194,6 +240,11 @@ public final class JsonLinesFileSink implements RecordSink {
     try {
       if (ch != null) {
         flushAndSync();
+      } else if (bufferLines > 0) {
+        pendingLost += bufferLines; // no file to write them to (it could not be opened)
+        bufferLength = 0;
+        bufferLines = 0;
+        throw new IOException("the log file is not open");
       }
     } catch (IOException e) {
       throw failure(e, 0);
@@ -202,7 +253,16 @@ public final class JsonLinesFileSink implements RecordSink {
       if (ch != null) {
         ch.close();
       }
+      awaitCompression();
+      if (ownCompressor != null) {
+        ownCompressor.shutdown();
+      }
     }
+  }
+
+  /** Failed rotations since the sink was built (each followed by a back-off, history kept). */
+  public long rotationFailures() {
+    return rotationFailures;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -220,7 +280,7 @@ public final class JsonLinesFileSink implements RecordSink {
     encodeUtf8();
     if (maxFileBytes > 0) {
       long pending = fileBytes + bufferLength + (needsLineFeed ? 1 : 0);
-      if (pending > 0 && pending + lineLength > maxFileBytes) {
+      if (pending > 0 && pending + lineLength > maxFileBytes && System.nanoTime() - rotationRetryAtNanos >= 0) {
         writeBuffer();
         rotate();
       }
@@ -402,8 +462,13 @@ public final class JsonLinesFileSink implements RecordSink {
     }
   }
 
-  /** Called with an empty buffer, between records. */
+  /**
+   * Called with an empty buffer, between records. A failure leaves every rotated file in place,
+   * keeps writing to the current file, and backs off (1 s, doubling up to a minute) before the next
+   * attempt, so a lasting failure costs one attempt a back-off, not one a record.
+   */
   private void rotate() throws IOException {
+    awaitCompression(); // the newest rotated file is about to move
     FileChannel ch = channel;
     channel = null;
     if (ch != null) {
@@ -418,33 +483,78 @@ public final class JsonLinesFileSink implements RecordSink {
     Path plain = sibling(1, false);
     boolean moved = false;
     try {
-      shiftRotated();
       if (maxRotatedFiles == 0) {
         Files.deleteIfExists(file);
       } else {
-        Files.move(file, plain, StandardCopyOption.REPLACE_EXISTING);
+        shiftRotated();
+        mover.move(file, plain);
         moved = true;
       }
+      rotationBackoffNanos = 0;
+      rotationRetryAtNanos = System.nanoTime();
     } catch (IOException e) {
-      // records matter more than rotation: keep appending to the current file
-      WARN.warn("could not rotate {}; still writing to it: {}", file, e.toString());
+      // records matter more than rotation: keep appending to the current file, try again later
+      rotationFailures++;
+      rotationBackoffNanos =
+          rotationBackoffNanos == 0 ? ROTATION_BACKOFF_NANOS : Math.min(2 * rotationBackoffNanos, MAX_ROTATION_BACKOFF_NANOS);
+      rotationRetryAtNanos = System.nanoTime() + rotationBackoffNanos;
+      WARN.warn(
+          "could not rotate {} ({} failures so far); still writing to it, next attempt in {} ms: {}",
+          file, rotationFailures, TimeUnit.NANOSECONDS.toMillis(rotationBackoffNanos), e.toString());
     }
     needsLineFeed = false; // re-detected for the file now opened
     open();
     if (moved && gzipRotated) {
-      compress(plain, sibling(1, true));
+      Path gz = sibling(1, true);
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      compression = done;
+      try {
+        compressor.execute(() -> {
+          try {
+            compress(plain, gz);
+          } finally {
+            done.complete(null);
+          }
+        });
+      } catch (RuntimeException rejected) {
+        done.complete(null);
+        WARN.warn("could not compress rotated log {}; kept it uncompressed: {}", plain, rejected.toString());
+      }
     }
   }
 
-  /** Deletes the oldest rotated file and renames {@code .k} to {@code .k+1}, newest last. */
+  /** Waits for the compression of the newest rotated file, if one is running. */
+  private void awaitCompression() {
+    CompletableFuture<Void> c = compression;
+    if (c != null) {
+      c.join();
+      compression = null;
+    }
+  }
+
+  /**
+   * Renames {@code .k} to {@code .k+1} below the first free index, newest last. Only when every
+   * index up to {@code maxRotatedFiles} is taken does the oldest go (retention); after a rotation
+   * that failed half-way there is a free index, so a retry deletes nothing.
+   */
   private void shiftRotated() throws IOException {
-    for (int k = maxRotatedFiles; k >= 1; k--) {
+    int free = 0;
+    for (int k = 1; k <= maxRotatedFiles; k++) {
+      if (!Files.exists(sibling(k, false)) && !Files.exists(sibling(k, true))) {
+        free = k;
+        break;
+      }
+    }
+    if (free == 0) {
+      Files.deleteIfExists(sibling(maxRotatedFiles, false));
+      Files.deleteIfExists(sibling(maxRotatedFiles, true));
+      free = maxRotatedFiles;
+    }
+    for (int k = free - 1; k >= 1; k--) {
       for (int z = 0; z < 2; z++) {
         Path from = sibling(k, z == 1);
-        if (k == maxRotatedFiles) {
-          Files.deleteIfExists(from);
-        } else if (Files.exists(from)) {
-          Files.move(from, sibling(k + 1, z == 1), StandardCopyOption.REPLACE_EXISTING);
+        if (Files.exists(from)) {
+          mover.move(from, sibling(k + 1, z == 1));
         }
       }
     }
@@ -454,12 +564,12 @@ public final class JsonLinesFileSink implements RecordSink {
     Path tmp = gz.resolveSibling(gz.getFileName() + ".tmp");
     try {
       try (InputStream in = Files.newInputStream(plain);
-          OutputStream out = new GZIPOutputStream(Files.newOutputStream(tmp), 64 * 1024)) {
+          OutputStream out = new GZIPOutputStream(Channels.newOutputStream(ChannelOpener.create(tmp, permissions)), 64 * 1024)) {
         in.transferTo(out);
       }
       Files.move(tmp, gz, StandardCopyOption.REPLACE_EXISTING);
       Files.delete(plain);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       WARN.warn("could not compress rotated log {}; kept it uncompressed: {}", plain, e.toString());
       try {
         Files.deleteIfExists(tmp);
@@ -478,11 +588,49 @@ public final class JsonLinesFileSink implements RecordSink {
   interface ChannelOpener {
     FileChannel open(Path file) throws IOException;
 
-    ChannelOpener DEFAULT =
-        file ->
-            FileChannel.open(
-                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    ChannelOpener DEFAULT = file -> open(file, DEFAULT_PERMISSIONS);
+
+    /** Opens for appending; a file created here gets {@code permissions} (POSIX file systems). */
+    static FileChannel open(Path file, @Nullable Set<PosixFilePermission> permissions) throws IOException {
+      Set<StandardOpenOption> options =
+          EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      return openWith(file, options, permissions);
+    }
+
+    /** Creates (or truncates) a file for writing with {@code permissions}. */
+    static FileChannel create(Path file, @Nullable Set<PosixFilePermission> permissions) throws IOException {
+      Set<StandardOpenOption> options =
+          EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+      return openWith(file, options, permissions);
+    }
+
+    private static FileChannel openWith(
+        Path file, Set<StandardOpenOption> options, @Nullable Set<PosixFilePermission> permissions)
+        throws IOException {
+      boolean posix = permissions != null && file.getFileSystem().supportedFileAttributeViews().contains("posix");
+      if (!posix) {
+        return FileChannel.open(file, options);
+      }
+      boolean existed = Files.exists(file);
+      FileChannel ch = FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(permissions));
+      if (!existed) {
+        // the umask may have taken bits away (or the configured set is wider than it allows): say exactly
+        Files.setPosixFilePermissions(file, permissions);
+      }
+      return ch;
+    }
   }
+
+  /** Renames a file; replaceable in tests to make a rotation fail. */
+  @FunctionalInterface
+  interface Mover {
+    void move(Path from, Path to) throws IOException;
+
+    Mover DEFAULT = (from, to) -> Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** {@code rw-r-----}: the owner writes, its group (log shippers) reads, nobody else. */
+  static final Set<PosixFilePermission> DEFAULT_PERMISSIONS = PosixFilePermissions.fromString("rw-r-----");
 
   /** Configures a {@link JsonLinesFileSink}. */
   public static final class Builder {
@@ -492,7 +640,10 @@ public final class JsonLinesFileSink implements RecordSink {
     private long maxFileBytes = 100L << 20;
     private int maxRotatedFiles = 10;
     private boolean gzipRotated = true;
-    private ChannelOpener opener = ChannelOpener.DEFAULT;
+    private @Nullable Set<PosixFilePermission> permissions = DEFAULT_PERMISSIONS;
+    private @Nullable ChannelOpener opener;
+    private Mover mover = Mover.DEFAULT;
+    private @Nullable Executor compressor;
 
     private Builder(Path file) {
       this.file = Objects.requireNonNull(file, "file");
@@ -544,8 +695,37 @@ public final class JsonLinesFileSink implements RecordSink {
       return this;
     }
 
+    /**
+     * POSIX permissions of the files the sink creates (the log and its rotated copies), as {@code
+     * ls -l} writes them; default {@code "rw-r-----"} (0640: never world-readable, the records name
+     * requests and may carry attributes). Applied exactly, whatever the umask; an existing file keeps
+     * its permissions. Ignored on file systems without POSIX permissions.
+     *
+     * @throws IllegalArgumentException if not nine characters of {@code rwx-}
+     */
+    public Builder filePermissions(String permissions) {
+      Objects.requireNonNull(permissions, "permissions");
+      try {
+        this.permissions = PosixFilePermissions.fromString(permissions);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "filePermissions must look like \"rw-r-----\" (as ls -l writes them): " + permissions, e);
+      }
+      return this;
+    }
+
     Builder channelOpener(ChannelOpener opener) {
       this.opener = Objects.requireNonNull(opener, "opener");
+      return this;
+    }
+
+    Builder mover(Mover mover) {
+      this.mover = Objects.requireNonNull(mover, "mover");
+      return this;
+    }
+
+    Builder compressor(Executor compressor) {
+      this.compressor = Objects.requireNonNull(compressor, "compressor");
       return this;
     }
 

@@ -400,15 +400,17 @@ class DispatcherTest {
     CloseReport report = d.close(Duration.ofMillis(50));
     assertThat(sinkClosed.await(30, SECONDS)).isTrue();
 
-    assertThat(report.timedOut()).isTrue();
+    // the deadline cut the close short: the worker either was still at it when close() returned or
+    // finished right at the deadline by discarding what was left
+    assertThat(report.timedOut() || report.discarded() > 0).as("%s", report).isTrue();
     long neverWritten = offered - written.get();
     assertThat(neverWritten).isPositive();
-    // at most the one-record batch the sink was writing when close() returned may have been
-    // written after the report was taken
-    assertThat(report.unwritten().get("slow")).isBetween(neverWritten, neverWritten + 1);
+    // at most the one-record batch the sink was writing when close() returned and the one the worker
+    // handed it at the deadline may have been written after the report was taken
+    assertThat(report.unwritten().get("slow")).isBetween(neverWritten, neverWritten + 2);
     // the sink's counters froze when close gave up on it, at most one one-record batch before it
     // returned
-    assertThat(d.stats().sinks().get("slow").written()).isBetween(written.get() - 1L, (long) written.get());
+    assertThat(d.stats().sinks().get("slow").written()).isBetween(written.get() - 2L, (long) written.get());
   }
 
   // ------------------------------------------------------------------ sink failures

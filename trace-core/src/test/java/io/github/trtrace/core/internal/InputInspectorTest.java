@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.InputFlag;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -66,8 +67,23 @@ class InputInspectorTest {
 
   @Test
   void everyFlagIsFoundInOneInput() {
-    String all = "x".repeat(50) + "\u202E\u200B\u0001\uD800";
+    String all = "x".repeat(50) + "\u202E\u200B\u0001\uD800\u00AD\uDB40\uDC41";
     assertThat(InputInspector.flags(all, 10)).isEqualTo(EnumSet.allOf(InputFlag.class));
+  }
+
+  @Test
+  void invisibleFormatAndTagCharactersRaiseTheirOwnFlags() {
+    for (String c : List.of("\u00AD", "\u034F", "\uFE0F", "\u3164", "\u2061", "\u2062", "\u2063", "\u2064",
+        "\u180E", "\uFFF9", "\uFFFA", "\uFFFB", "\u2028", "\u2029")) {
+      assertThat(flags("a" + c + "b")).as("U+%04X", (int) c.charAt(0)).containsExactly(InputFlag.INVISIBLE_FORMAT);
+    }
+    // "ignore previous" spelled in tag characters (U+E0000 + ASCII), invisible in most renderers
+    StringBuilder hidden = new StringBuilder("Summarise this page.");
+    "ignore previous".chars().forEach(ch -> hidden.appendCodePoint(0xE0000 + ch));
+    assertThat(flags(hidden.toString())).containsExactly(InputFlag.TAG_CHARS);
+    assertThat(flags(new StringBuilder().appendCodePoint(0xE0001).appendCodePoint(0xE007F).toString()))
+        .containsExactly(InputFlag.TAG_CHARS);
+    assertThat(flags(new StringBuilder().appendCodePoint(0xE0080).toString())).isEmpty();
   }
 
   @Test
@@ -89,7 +105,9 @@ class InputInspectorTest {
     Arbitrary<Character> interesting = Arbitraries.of(
         '\u0000', '\u0009', '\n', '\r', '\u001F', '\u007F', '\u0085', '\u009F', '\u00A0', '\u061C', '\u200B',
         '\u200D', '\u200E', '\u200F', '\u2028', '\u202A', '\u202E', '\u2060', '\u2066', '\u2069', '\uFEFF',
-        '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D', '\uDE00', 'a', ' ', '世');
+        '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D', '\uDE00', 'a', ' ', '世',
+        '\u00AD', '\u034F', '\u180E', '\u2029', '\u2061', '\u2064', '\u3164', '\uFE0F', '\uFFF9', '\uFFFB',
+        '\uDB40', '\uDC00', '\uDC7F', '\uDC80', '\uDD00', '\uDDEF', '\uD834', '\uDD73');
     Arbitrary<Character> any = Arbitraries.chars().all();
     return Arbitraries.frequencyOf(
             net.jqwik.api.Tuple.of(3, interesting), net.jqwik.api.Tuple.of(1, any))
@@ -132,6 +150,15 @@ class InputInspectorTest {
       }
       if ((cp >= 0x200B && cp <= 0x200D) || cp == 0x2060 || cp == 0xFEFF) {
         out.add(InputFlag.ZERO_WIDTH);
+      }
+      if (cp == 0x00AD || cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
+          || cp == 0x180E || cp == 0x2028 || cp == 0x2029 || (cp >= 0x2061 && cp <= 0x2064) || cp == 0x3164
+          || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB)
+          || (cp >= 0x1D173 && cp <= 0x1D17A) || (cp >= 0xE0100 && cp <= 0xE01EF)) {
+        out.add(InputFlag.INVISIBLE_FORMAT);
+      }
+      if (cp >= 0xE0000 && cp <= 0xE007F) {
+        out.add(InputFlag.TAG_CHARS);
       }
     }
     return out;

@@ -128,8 +128,30 @@ class RedactorTest {
 
   @Test
   void digestMakesInvisibleAndControlCharactersVisible() {
-    assertThat(R.digest("a\u202Eb\u200Bc\u0000d\ne\tf\uD800g")).isEqualTo("a\uFFFDb\uFFFDc\uFFFDd e f\uFFFDg");
+    assertThat(R.digest("a\u202Eb\u200Bc\u0000d\ne\tf\uD800g"))
+        .isEqualTo("a⟦U+202E⟧b⟦U+200B⟧c⟦U+0000⟧d e f⟦U+D800⟧g");
     assertThat(R.digest("emoji 😀 stays")).isEqualTo("emoji 😀 stays");
+  }
+
+  @Test
+  void everyInvisibleCharacterOfIssue11IsAMarkerInTheDigestNeverRawNorU_FFFD() {
+    int[] invisible = {0xE0041, 0xE007F, 0x034F, 0xFE0F, 0x3164, 0x00AD, 0x2061, 0x2062, 0x2063, 0x2064,
+        0x180E, 0xFFF9, 0xFFFA, 0xFFFB, 0x2028, 0x2029, 0x202E, 0x0000, 0x200B};
+    for (int cp : invisible) {
+      String d = R.digest(new StringBuilder("x").appendCodePoint(cp).append('y').toString());
+      assertThat(d).as("U+%04X", cp).isEqualTo("x⟦U+" + String.format("%04X", cp) + "⟧y");
+      assertThat(d).doesNotContain("\uFFFD");
+    }
+  }
+
+  @Test
+  void markersAreNeverCutAndTheDigestStaysWithinItsBound() {
+    String many = "\u202E".repeat(50);
+    String d = R.digest(many);
+    assertThat(d).hasSizeLessThanOrEqualTo(100).endsWith("…");
+    assertThat(d.substring(0, d.length() - 1)).matches("(⟦U\\+202E⟧)+");
+    String tags = new StringBuilder("p").appendCodePoint(0xE0069).toString().repeat(30);
+    assertThat(R.digest(tags)).hasSizeLessThanOrEqualTo(100).matches("(p⟦U\\+E0069⟧)*p?(⟦U\\+E0069⟧)?…");
   }
 
   @Test
@@ -189,7 +211,7 @@ class RedactorTest {
     Redactor none = Redactor.none();
     String text = "bob@example.com " + OPENAI_KEY;
     assertThat(none.redact(text)).isEqualTo(text);
-    assertThat(none.digest(text + "\u202E")).isEqualTo(text + "\uFFFD");
+    assertThat(none.digest(text + "\u202E")).isEqualTo(text + "⟦U+202E⟧");
     assertThat(none.digest("q".repeat(10_000))).hasSize(100);
     String big = "r".repeat(50_000);
     assertThat(none.redact(big)).isEqualTo(big);

@@ -1,0 +1,121 @@
+package io.github.trtrace.core.sink;
+
+import static io.github.trtrace.core.sink.JsonLinesTestFiles.requestIds;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.trtrace.core.InferenceRecord;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 11, defect 4 (rotation failure, gzip off the writer thread) and file permissions. */
+class JsonLinesFileSinkRotationTest {
+  @TempDir Path dir;
+
+  private Path file() {
+    return dir.resolve("inference.log");
+  }
+
+  private Path rotated(int index, boolean gz) {
+    return dir.resolve("inference.log." + index + (gz ? ".gz" : ""));
+  }
+
+  private static InferenceRecord record(String id) {
+    return InferenceRecord.builder(id, "llama-3-8b").latencyMs(12.5).build();
+  }
+
+  private static List<String> write(JsonLinesFileSink sink, String prefix, int count) throws IOException {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ids.add(prefix + i);
+      sink.write(List.of(record(prefix + i)));
+    }
+    return ids;
+  }
+
+  @Test
+  void aFailingRotationKeepsEveryRotatedFileAndKeepsWritingToTheCurrentOneWithABackOff() throws IOException {
+    for (int k = 1; k <= 3; k++) {
+      Files.writeString(rotated(k, false), "history " + k + "\n");
+    }
+    AtomicInteger attempts = new AtomicInteger();
+    JsonLinesFileSink.Mover refusing =
+        (from, to) -> {
+          if (from.equals(file())) {
+            attempts.incrementAndGet();
+            throw new AccessDeniedException(from.toString(), to.toString(), "rename refused");
+          }
+          JsonLinesFileSink.Mover.DEFAULT.move(from, to);
+        };
+    List<String> expected;
+    try (JsonLinesFileSink sink =
+        JsonLinesFileSink.builder(file())
+            .maxFileBytes(1024)
+            .maxRotatedFiles(3)
+            .gzipRotated(false)
+            .mover(refusing)
+            .build()) {
+      expected = write(sink, "req-", 200);
+      sink.flush();
+      assertThat(sink.rotationFailures()).as("one attempt, then the back-off").isEqualTo(1);
+      assertThat(sink.linesLost()).isZero();
+    }
+    assertThat(attempts).hasValue(1);
+    // The first attempt dropped the oldest (retention) and shifted the others up before the refused
+    // rename; nothing was deleted after that.
+    assertThat(Files.readString(rotated(2, false))).isEqualTo("history 1\n");
+    assertThat(Files.readString(rotated(3, false))).isEqualTo("history 2\n");
+    assertThat(requestIds(file())).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void rotatedFilesAreCompressedOffTheWritingThread() throws IOException {
+    Queue<Runnable> compressions = new ArrayDeque<>();
+    List<String> expected = new ArrayList<>();
+    try (JsonLinesFileSink sink =
+        JsonLinesFileSink.builder(file()).maxFileBytes(2048).maxRotatedFiles(5).compressor(compressions::add).build()) {
+      while (!Files.exists(rotated(1, false))) {
+        expected.addAll(write(sink, "req-" + expected.size() + "-", 1));
+      }
+      // write() returned after the rotation; the compression has not run on this thread
+      assertThat(compressions).hasSize(1);
+      assertThat(rotated(1, true)).doesNotExist();
+      compressions.poll().run();
+      assertThat(rotated(1, true)).exists();
+      assertThat(rotated(1, false)).doesNotExist();
+      sink.flush();
+      List<String> all = new ArrayList<>(requestIds(rotated(1, true)));
+      all.addAll(requestIds(file()));
+      assertThat(all).containsExactlyElementsOf(expected);
+    }
+  }
+
+  @Test
+  void logFilesAreCreatedOwnerWriteGroupReadAndNeverWorldReadable() throws IOException {
+    try (JsonLinesFileSink sink =
+        JsonLinesFileSink.builder(file()).maxFileBytes(2048).maxRotatedFiles(5).build()) {
+      write(sink, "req-", 60);
+    }
+    assertThat(rotated(1, true)).exists();
+    for (Path p : List.of(file(), rotated(1, true))) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p))).as("%s", p).isEqualTo("rw-r-----");
+    }
+  }
+
+  @Test
+  void filePermissionsAreConfigurable() throws IOException {
+    try (JsonLinesFileSink sink = JsonLinesFileSink.builder(file()).filePermissions("rw-------").build()) {
+      write(sink, "req-", 1);
+    }
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file()))).isEqualTo("rw-------");
+  }
+}
