@@ -27,7 +27,7 @@ public final class UnicodeChars {
   }
 
   /** See {@link io.github.trtrace.core.InputFlag#INVISIBLE_FORMAT} for the list. */
-  static boolean isInvisibleFormat(int cp) {
+  public static boolean isInvisibleFormat(int cp) {
     if (cp < 0x2028) {
       return cp == 0x00AD || cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
           || cp == 0x180E;
@@ -44,7 +44,7 @@ public final class UnicodeChars {
   }
 
   /** U+E0000..U+E007F. */
-  static boolean isTag(int cp) {
+  public static boolean isTag(int cp) {
     return cp >= 0xE0000 && cp <= 0xE007F;
   }
 
@@ -55,7 +55,7 @@ public final class UnicodeChars {
    * flagged above. Tab, line feed and carriage return are not included: the digest turns them into
    * spaces.
    */
-  static boolean isNonPrinting(int cp) {
+  public static boolean isNonPrinting(int cp) {
     if (cp >= 0x20 && cp < 0x7F) {
       return false;
     }
