@@ -117,7 +117,7 @@ public final class GpuCheck {
       "transformer: build FP16/FP32/BF16/unfused/FP32-MLP through TracedBuilder",
       "transformer: BuildReport.diff + BuildGate on the real reports",
       "transformer: KV cache (prefill n == prefill n-1 + decode 1)",
-      "transformer: traced request (prefill + 16 decode launches)",
+      "transformer: traced request (16 tokens: prefill + 15 decode launches)",
       "transformer: per-layer profile (sampled, after slow)",
       "transformer: run-time error -> that request's error_type",
       "transformer: 8 threads x 4 contexts x 1000 requests",

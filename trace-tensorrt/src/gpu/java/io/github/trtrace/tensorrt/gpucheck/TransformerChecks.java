@@ -301,7 +301,7 @@ final class TransformerChecks {
     return engine;
   }
 
-  /** One traced request on the FP16 engine: prefill 32 + 16 decoded tokens; the record's timings. */
+  /** One traced request on the FP16 engine: prompt 32, 16 tokens (prefill + 15 decode launches); the record's timings. */
   String serveOne() throws Exception {
     ICudaEngine e16 = fp16();
     InMemorySink sink = InMemorySink.create();
@@ -331,7 +331,7 @@ final class TransformerChecks {
           && rec.tpotMs() > 0 && rec.outputTokens() == 16 && rec.inputTokens() == 32 && rec.engineFingerprint() != null
           && rec.inferMs() + rec.decodeMs() <= rec.latencyMs() + 1e-6;
       String d = String.format(Locale.ROOT,
-          "17 launches: latency %.2f ms, ttft %.2f ms, tpot %.3f ms, infer %.2f ms (inside decode, decode self %.2f ms),"
+          "16 launches: latency %.2f ms, ttft %.2f ms, tpot %.3f ms, infer %.2f ms (inside decode, decode self %.2f ms),"
               + " gpu %.2f ms (CUDA events), fingerprint %s; long request (prefill 2000 + 48): latency %.1f ms, gpu %.1f ms,"
               + " gpu_util mean/max %.0f/%.0f, gpu_mem_util mean/max %.0f/%.0f", rec.latencyMs(), rec.ttftMs(), rec.tpotMs(),
           rec.inferMs(), rec.decodeMs(), rec.gpuMs(), rec.engineFingerprint().substring(0, 12), longRec.latencyMs(),
@@ -344,7 +344,7 @@ final class TransformerChecks {
   }
 
   /**
-   * Per-layer profiles: a profiled request's table sums its 17 launches and joins the build report;
+   * Per-layer profiles: a profiled request's table sums its 16 launches and joins the build report;
    * after a slow request the next one (only) is profiled.
    */
   String profile() throws Exception {
@@ -409,16 +409,16 @@ final class TransformerChecks {
       // how many launches reported layer times: every layer runs once per launch
       java.util.Set<Integer> counts = rec.layers().stream().map(InferenceRecord.LayerTime::invocations)
           .collect(Collectors.toCollection(java.util.TreeSet::new));
-      System.out.println("   invocations per layer (17 launches): " + counts);
-      boolean allLaunches = counts.size() == 1 && counts.iterator().next() >= 16;
+      System.out.println("   invocations per layer (16 launches): " + counts);
+      boolean allLaunches = counts.size() == 1 && counts.iterator().next() == 16;
       boolean ok = !rec.layers().isEmpty() && allLaunches && profiled.equals(List.of(false, false, true, false))
           && !after.layers().isEmpty() && rec.attributes().keySet().stream().anyMatch(k -> k.startsWith("trt_layer."));
       double layerSum = rec.layers().stream().mapToDouble(InferenceRecord.LayerTime::ms).sum();
-      String d = String.format(Locale.ROOT, "%d layers, each reported by %s of 17 launches (sum %.2f ms, gpu_ms %.2f),"
+      String d = String.format(Locale.ROOT, "%d layers, each reported by %s of 16 launches (sum %.2f ms, gpu_ms %.2f),"
               + " explained from the build report; after-slow profiled exactly the next request %s", rec.layers().size(),
           counts, layerSum, rec.gpuMs(), profiled);
       if (!ok) {
-        throw new GpuCheck.Fail(d + " invocations multiple of 17=" + allLaunches);
+        throw new GpuCheck.Fail(d + " every layer once per launch=" + allLaunches);
       }
       return d;
     }

@@ -273,6 +273,89 @@ public record BuildReport(
     return layersWithPrecision("fp32");
   }
 
+  /**
+   * What the report says about one engine layer (e.g. one a profiled request found slow): the layer
+   * (type, precision, tactic; null when the report does not know it), the network layers it absorbed
+   * (empty when it is one network layer or the report does not say), and the build warnings that name it
+   * or a layer it absorbed.
+   *
+   * @param engineLayer the engine layer's name
+   * @param layer the report's layer of that name, or null
+   * @param networkLayers the network layers it absorbed (two or more), else empty
+   * @param warnings build warnings naming it or an absorbed layer (as a whole name)
+   */
+  public record LayerExplanation(String engineLayer, @Nullable Layer layer, List<String> networkLayers, List<String> warnings) {
+    public LayerExplanation {
+      Objects.requireNonNull(engineLayer, "engineLayer");
+      networkLayers = List.copyOf(networkLayers);
+      warnings = List.copyOf(warnings);
+    }
+
+    /** Whether the engine layer absorbed two or more network layers. */
+    public boolean fused() {
+      return networkLayers.size() >= 2;
+    }
+  }
+
+  /**
+   * Explains {@code engineLayer} from this report: "why is {@code attn_qkv} slow?" — its precision and
+   * tactic, whether it was fused and with what, or the build warning about it.
+   *
+   * <pre>{@code
+   * BuildReport.LayerExplanation x = report.explain("block0_attn_qkv_myl9_2");
+   * x.fused();            // true: block0.attn_qkv + block0.attn_qkv_bias
+   * }</pre>
+   */
+  public LayerExplanation explain(String engineLayer) {
+    Objects.requireNonNull(engineLayer, "engineLayer");
+    Layer layer = null;
+    for (Layer l : layers) {
+      if (l.name().equals(engineLayer)) {
+        layer = l;
+        break;
+      }
+    }
+    List<String> absorbed = List.of();
+    for (FusedGroup g : fusedGroups) {
+      if (g.engineLayer().equals(engineLayer)) {
+        absorbed = g.networkLayers();
+        break;
+      }
+    }
+    List<String> names = new ArrayList<>(absorbed);
+    names.add(engineLayer);
+    List<String> named = new ArrayList<>();
+    for (String w : warnings) {
+      if (names.stream().anyMatch(n -> mentions(w, n))) {
+        named.add(w);
+      }
+    }
+    return new LayerExplanation(engineLayer, layer, absorbed, named);
+  }
+
+  /** Whether {@code text} names {@code layer} as a whole name (so "fc1" does not match "fc10"). */
+  private static boolean mentions(String text, String layer) {
+    int from = 0;
+    while (!layer.isEmpty()) {
+      int i = text.indexOf(layer, from);
+      if (i < 0) {
+        return false;
+      }
+      int end = i + layer.length();
+      boolean startOk = i == 0 || !isNamePart(text.charAt(i - 1));
+      boolean endOk = end == text.length() || !isNamePart(text.charAt(end));
+      if (startOk && endOk) {
+        return true;
+      }
+      from = i + 1;
+    }
+    return false;
+  }
+
+  private static boolean isNamePart(char c) {
+    return Character.isLetterOrDigit(c) || c == '_';
+  }
+
   /** What changed from {@code baseline} to this report, without thresholds. */
   public BuildDiff diff(BuildReport baseline) {
     return BuildDiff.compute(this, baseline, BuildGate.Thresholds.ZERO);

@@ -147,56 +147,13 @@ public final class LayerTable {
     Objects.requireNonNull(report, "report");
     List<Explained> out = new ArrayList<>();
     for (InferenceRecord.LayerTime t : top(k)) {
-      BuildReport.Layer layer = null;
-      for (BuildReport.Layer l : report.layers()) {
-        if (l.name().equals(t.name())) {
-          layer = l;
-          break;
-        }
-      }
-      List<String> absorbed = List.of();
-      for (BuildReport.FusedGroup g : report.fusedGroups()) {
-        if (g.engineLayer().equals(t.name())) {
-          absorbed = g.networkLayers();
-          break;
-        }
-      }
-      List<String> names = new ArrayList<>(absorbed);
-      names.add(t.name());
-      List<String> warnings = new ArrayList<>();
-      for (String w : report.warnings()) {
-        if (names.stream().anyMatch(n -> mentions(w, n))) {
-          warnings.add(w);
-        }
-      }
-      out.add(new Explained(t.name(), t.ms(), t.invocations(), absorbed,
+      BuildReport.LayerExplanation x = report.explain(t.name());
+      BuildReport.Layer layer = x.layer();
+      out.add(new Explained(t.name(), t.ms(), t.invocations(), x.networkLayers(),
           layer == null ? null : layer.precision(), layer == null ? null : layer.tactic(),
-          layer == null ? null : layer.type(), warnings));
+          layer == null ? null : layer.type(), x.warnings()));
     }
     return out;
-  }
-
-  /** Whether {@code text} names {@code layer} as a whole word (so "fc1" does not match "fc10"). */
-  static boolean mentions(String text, String layer) {
-    int from = 0;
-    while (!layer.isEmpty()) {
-      int i = text.indexOf(layer, from);
-      if (i < 0) {
-        return false;
-      }
-      int end = i + layer.length();
-      boolean startOk = i == 0 || !isNamePart(text.charAt(i - 1));
-      boolean endOk = end == text.length() || !isNamePart(text.charAt(end));
-      if (startOk && endOk) {
-        return true;
-      }
-      from = i + 1;
-    }
-    return false;
-  }
-
-  private static boolean isNamePart(char c) {
-    return Character.isLetterOrDigit(c) || c == '_';
   }
 
   /** Empties the table for reuse. */

@@ -115,6 +115,10 @@ class H200TransformerCaptureTest {
     assertThat(reformat.fused()).isFalse();
     assertThat(reformat.summary()).contains("not fused");
     assertThat(x).extracting(LayerTable.Explained::ms).allMatch(ms -> ms > 0);
+    // the same join from the build-report side
+    BuildReport.LayerExplanation fromReport = report("fp16").explain("block0_attn_qkv_myl9_2");
+    assertThat(fromReport.fused()).isTrue();
+    assertThat(fromReport.layer().tactic()).startsWith("sm90_xmma_gemm");
   }
 
   @Test

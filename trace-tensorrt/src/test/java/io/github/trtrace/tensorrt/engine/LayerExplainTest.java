@@ -37,9 +37,10 @@ class LayerExplainTest {
   }
 
   @Test
-  void aLayerNameMatchesOnlyAsAWholeName() {
-    assertThat(LayerTable.mentions("fc10 is slow", "fc1")).isFalse();
-    assertThat(LayerTable.mentions("fc10 and fc1.", "fc1")).isTrue();
-    assertThat(LayerTable.mentions("(fc1)", "fc1")).isTrue();
+  void aWarningNamesALayerOnlyAsAWholeName() {
+    BuildReport r = BuildReport.builder("m").warning("fc10 is slow").warning("fc10 and fc1.").warning("(fc1)").build();
+    assertThat(r.explain("fc1").warnings()).containsExactly("fc10 and fc1.", "(fc1)");
+    assertThat(r.explain("fc1").layer()).isNull();
+    assertThat(r.explain("fc1").fused()).isFalse();
   }
 }
