@@ -689,15 +689,17 @@ TRTRACE_EXPORT jstring JNICALL JNI_EMU(profilerInterfaceInfo)(JNIEnv* env, jclas
   return utf(env, s);
 }
 
-// "kind major.minor" of a TensorRT 11 ILogger (e.g. a JavaCPP ILogger subclass) through its versioned slots.
+// "kind major.minor" of a TensorRT 11 ILogger (e.g. a JavaCPP ILogger subclass) through its slot 1, and its
+// getAPILanguage() through slot 0, separately (so a failure says which slot).
 TRTRACE_EXPORT jstring JNICALL JNI_EMU(loggerInterfaceInfo0)(JNIEnv* env, jclass, jlong h) {
   nvinfer1::IVersionedInterface* v = reinterpret_cast<nvinfer1::v11::ILogger*>(h);
   nvinfer1::InterfaceInfo info = v->getInterfaceInfo();
-  std::string s = safeString(info.kind, 256) + " " + std::to_string(info.major) + "." + std::to_string(info.minor);
-  if (v->getAPILanguage() != nvinfer1::APILanguage::kCPP) {
-    s += " (not C++)";
-  }
-  return utf(env, s);
+  return utf(env, safeString(info.kind, 256) + " " + std::to_string(info.major) + "." + std::to_string(info.minor));
+}
+
+TRTRACE_EXPORT jint JNICALL JNI_EMU(loggerApiLanguage0)(JNIEnv*, jclass, jlong h) {
+  nvinfer1::IVersionedInterface* v = reinterpret_cast<nvinfer1::v11::ILogger*>(h);
+  return static_cast<jint>(v->getAPILanguage());
 }
 
 // The raw getErrorDesc pointer (for checking it stays valid) and the C string at such an address.

@@ -175,14 +175,18 @@ public final class Trt11Check {
   private String loggerLayout() throws Exception {
     TensorRtLogger l = logger();
     String info = TensorRtEmulator.loggerInterfaceInfo(l.address());
+    System.out.println("   slot 1 getInterfaceInfo -> " + info);
     expect(info.equals("ILogger 1.0"), "getInterfaceInfo through slot 1 gave " + info);
+    int lang = TensorRtEmulator.loggerApiLanguage(l.address());
+    System.out.println("   slot 0 getAPILanguage -> " + lang);
+    expect(lang == nvinfer.APILanguage.kCPP.value, "getAPILanguage through slot 0 gave " + lang);
     long before = pipeline.stats().eventsBySeverity().get(TrtSeverity.INFO);
     int n = 20_000;
     TensorRtEmulator.logCalls(l.address(), TensorRtAbi.V11, 3, "trtrace v11 layout probe", 1000);
     long ns = TensorRtEmulator.logCalls(l.address(), 3, "trtrace v11 layout probe", n); // layout from the version
     long after = pipeline.stats().eventsBySeverity().get(TrtSeverity.INFO);
     expect(after - before == n + 1000, "INFO lines received " + (after - before) + " of " + (n + 1000));
-    return String.format(Locale.ROOT, "getInterfaceInfo -> %s; %d log() calls through slot 4 all reached the"
+    return String.format(Locale.ROOT, "getInterfaceInfo -> %s, getAPILanguage -> kCPP; %d log() calls through slot 4 all reached the"
         + " pipeline; %.0f ns per callback (INFO, VERBOSE run-time level)", info, n + 1000, (double) ns / n);
   }
 

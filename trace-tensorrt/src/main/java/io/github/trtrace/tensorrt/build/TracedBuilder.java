@@ -235,17 +235,23 @@ public final class TracedBuilder implements AutoCloseable {
         .tensorrtVersion(environment.tensorrtVersion())
         .gpu(gpu == null ? null : gpu.name(), gpu == null ? null : gpu.computeCapability())
         .driverVersion(environment.driverVersion())
-        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()));
+        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()))
+        .stronglyTyped(alwaysStronglyTyped());
+  }
+
+  /**
+   * TensorRT 11 always builds strongly typed networks; its kSTRONGLY_TYPED creation flag is deprecated and
+   * ignored, so reading it would report false. The major version comes from the loaded library.
+   */
+  private static boolean alwaysStronglyTyped() {
+    return nvinfer.getInferLibVersion() / 10000 >= 11;
   }
 
   private BuildReport.Builder environment(String modelName, IBuilderConfig config, INetworkDefinition network) {
-    // TensorRT 11 always builds strongly typed networks; its kSTRONGLY_TYPED creation flag is deprecated and
-    // ignored, so reading it would report false. The major version comes from the loaded library.
-    boolean alwaysStronglyTyped = nvinfer.getInferLibVersion() / 10000 >= 11;
     BuildReport.Builder r = environment(modelName)
         .optimizationLevel(config.getBuilderOptimizationLevel())
         .networkLayerCount(network.getNbLayers())
-        .stronglyTyped(alwaysStronglyTyped || network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
+        .stronglyTyped(alwaysStronglyTyped() || network.getFlag(nvinfer.NetworkDefinitionCreationFlag.kSTRONGLY_TYPED));
     // The flags this preset knows, by name: their numbers differ between TensorRT 10 and 11.
     for (nvinfer.BuilderFlag f : nvinfer.BuilderFlag.values()) {
       if (config.getFlag(f)) {

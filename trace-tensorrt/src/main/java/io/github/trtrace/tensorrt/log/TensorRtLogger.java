@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.ILogger;
 
 /**
@@ -68,6 +69,18 @@ public final class TensorRtLogger extends ILogger implements AutoCloseable {
     } catch (Throwable t) { // NOPMD: never throw into native code
       failures.incrementAndGet();
     }
+  }
+
+  /**
+   * TensorRT 11's {@code IVersionedInterface::getAPILanguage()} for this logger: C++ ({@code kCPP}), the
+   * value of TensorRT's own base implementation. Answered in Java because the 11.2 preset's adapter, for this
+   * virtual inherited from {@code IVersionedInterface}, calls back into itself when a subclass does not
+   * override it: on the H200 (TensorRT 11.2.1, preset 11.2-1.5.14) a call through the vtable ended in a
+   * {@code StackOverflowError}. On TensorRT 10 the logger has no such slot and this method is never called
+   * by TensorRT (hence no {@code @Override}: the same source compiles against every supported preset).
+   */
+  public nvinfer.APILanguage getAPILanguage() {
+    return nvinfer.APILanguage.kCPP;
   }
 
   /** The pipeline this logger forwards to. */

@@ -155,8 +155,8 @@ public final class TensorRtEmulator {
   }
 
   /**
-   * {@code IVersionedInterface::getInterfaceInfo()} and {@code getAPILanguage()} of the TensorRT 11 {@code
-   * ILogger} at {@code loggerAddress}, as {@code "kind major.minor"}: the slots TensorRT 11 added before {@code log}.
+   * {@code IVersionedInterface::getInterfaceInfo()} (vtable slot 1) of the TensorRT 11 {@code ILogger} at
+   * {@code loggerAddress}, as {@code "kind major.minor"}: one of the slots TensorRT 11 added before {@code log}.
    */
   public static String loggerInterfaceInfo(long loggerAddress) {
     if (loggerAddress == 0) {
@@ -164,6 +164,15 @@ public final class TensorRtEmulator {
     }
     NativeShim.load();
     return loggerInterfaceInfo0(loggerAddress);
+  }
+
+  /** {@code IVersionedInterface::getAPILanguage()} (slot 0) of a TensorRT 11 {@code ILogger}: 0 is {@code kCPP}. */
+  public static int loggerApiLanguage(long loggerAddress) {
+    if (loggerAddress == 0) {
+      throw new IllegalArgumentException("null logger address");
+    }
+    NativeShim.load();
+    return loggerApiLanguage0(loggerAddress);
   }
 
   /** {@link #logCalls(long, int, String, int)} through the {@code ILogger} layout of generation {@code abi}. */
@@ -184,6 +193,8 @@ public final class TensorRtEmulator {
   private static native String readCString0(long address);
 
   private static native String loggerInterfaceInfo0(long logger);
+
+  private static native int loggerApiLanguage0(long logger);
 
   private static native long logCalls0(long logger, int layout, int severity, String message, int calls);
 
