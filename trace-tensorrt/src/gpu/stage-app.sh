@@ -31,7 +31,7 @@ JAVACPP=$(pprop javacpp.version); TRT=$(pprop tensorrt.preset.version); CUDA=$(p
 SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version); JCTOOLS=$(prop jctools.version)
 echo "staging for TensorRT preset $TRT (javacpp $JAVACPP, cuda $CUDA) into $DEST"
 
-mvn -B -q -o -pl trace-tensorrt -am ${PROFILE:+-P$PROFILE} -Dmaven.javadoc.skip=true compile
+mvn -B -q -o -pl trace-tensorrt,trace-testing -am ${PROFILE:+-P$PROFILE} -Dmaven.javadoc.skip=true compile
 for a in org.bytedeco:javacpp:$JAVACPP org.bytedeco:cuda:$CUDA org.bytedeco:tensorrt:$TRT; do
   g=${a%%:*}; rest=${a#*:}; art=${rest%%:*}; ver=${rest#*:}
   [ -f "$M2/${g//.//}/$art/$ver/$art-$ver-linux-x86_64.jar" ] || \
@@ -54,11 +54,11 @@ JARS=(
 )
 OUT=trace-tensorrt/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
-CP="trace-core/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
+CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
 javac --release 17 -nowarn -cp "$CP" -d "$OUT/classes" $(find trace-tensorrt/src/gpu/java -name '*.java')
 
 rm -rf "$DEST" && mkdir -p "$DEST"
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
-jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-tensorrt/target/classes .
+jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
 du -sh "$DEST"; ls -la "$DEST"

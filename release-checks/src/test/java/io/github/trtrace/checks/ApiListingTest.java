@@ -60,6 +60,24 @@ class ApiListingTest {
     }
   }
 
+  /**
+   * An API package may not hand out or take an implementation type: no signature in the listing of a published
+   * module (its exported packages only) names a type of an {@code internal} package, its own or another module's.
+   */
+  @TestFactory
+  Stream<DynamicTest> noApiSignatureNamesAnInternalType() throws IOException {
+    List<Module> modules = Reactor.modules();
+    return modules.stream()
+        .filter(m -> Reactor.publishedLibraries(modules).contains(m.artifactId()))
+        .map(m -> DynamicTest.dynamicTest(m.artifactId(), () -> {
+          String listing =
+              ApiListing.of(m.artifactId(), m.dir().resolve("target/classes"), ApiListingTest.class.getClassLoader());
+          assertThat(listing.lines().filter(l -> l.contains(".internal.")).toList())
+              .as("API lines of %s that name an internal type", m.artifactId())
+              .isEmpty();
+        }));
+  }
+
   @Test
   void theListingShowsPublicMembersAndLeavesOutImplementationPackages() throws IOException {
     Module core =

@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.redact.InputInspector;
+import io.github.trtrace.core.internal.InputInspector;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
-  private static final StageScope NOOP_SCOPE = () -> {};
+  private static final StageTimer NOOP_TIMER = () -> {};
   private static final Stage[] NO_STAGES = new Stage[0];
 
   private final DefaultInferenceTracer tracer;
@@ -58,7 +58,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
   /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
-  io.github.trtrace.core.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
+  io.github.trtrace.core.internal.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
       DefaultInferenceTracer tracer,
@@ -173,7 +173,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   /** One open stage; its handle. */
-  private final class OpenStage implements StageScope {
+  private final class OpenStage implements StageTimer {
     final Stage stage;
     boolean closed;
 
@@ -188,12 +188,12 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   @Override
-  public StageScope stage(Stage stage) {
+  public StageTimer stage(Stage stage) {
     OpenStage opened;
     long now;
     synchronized (this) {
       if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
-        return NOOP_SCOPE;
+        return NOOP_TIMER;
       }
       now = tracer.nanoClock.getAsLong();
       if (depth > 0) {
@@ -216,7 +216,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
-    StageScope s = stage(stage);
+    StageTimer s = stage(stage);
     try {
       return body.call();
     } finally {
@@ -226,7 +226,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
-    StageScope s = stage(stage);
+    StageTimer s = stage(stage);
     try {
       body.run();
     } finally {

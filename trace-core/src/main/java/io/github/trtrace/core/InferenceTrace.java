@@ -79,7 +79,7 @@ public interface InferenceTrace extends AutoCloseable {
    * #callStage(Stage, StageCallable)}: an unused handle in try-with-resources warns under
    * {@code -Xlint:try}.
    */
-  StageScope stage(Stage stage);
+  StageTimer stage(Stage stage);
 
   /**
    * Runs {@code body} inside {@code stage} and returns its result; the stage ends however the body
@@ -196,8 +196,13 @@ public interface InferenceTrace extends AutoCloseable {
   @Override
   void close();
 
-  /** Handle of one open stage; {@code close()} ends it (from any thread). Closing it again does nothing. */
-  interface StageScope extends AutoCloseable {
+  /**
+   * The running timer of one open stage, from {@link #stage(Stage)}. Not a scope: it makes nothing
+   * current, so unlike {@link TraceScope} and {@code RequestContext.Scope} it may be closed on any
+   * thread (a {@code QUEUE} stage opened by the acceptor and ended by the worker). {@code close()}
+   * ends the stage; closing it again does nothing.
+   */
+  interface StageTimer extends AutoCloseable {
     @Override
     void close();
   }

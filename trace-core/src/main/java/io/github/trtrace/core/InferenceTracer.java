@@ -3,8 +3,8 @@ package io.github.trtrace.core;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
-import io.github.trtrace.core.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
+import io.github.trtrace.core.internal.GpuMetricsPoller;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
@@ -177,7 +177,7 @@ public interface InferenceTracer extends AutoCloseable {
     @Nullable Sampler sampler;
     Redactor redactor = Redactor.defaults();
     boolean inputDigest;
-    int veryLongInputChars = io.github.trtrace.core.redact.InputInspector.DEFAULT_VERY_LONG;
+    int veryLongInputChars = io.github.trtrace.core.internal.InputInspector.DEFAULT_VERY_LONG;
     @Nullable GpuMetricsSource gpuSource;
     Duration gpuInterval = Duration.ofMillis(500);
     Clock wallClock = Clock.systemUTC();

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /** The disabled path: accepts everything, records nothing, allocates nothing per request. */
-final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrace.StageScope {
+final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrace.StageTimer {
   static final NoopTracer INSTANCE = new NoopTracer();
 
   private static final DispatcherStats EMPTY = new DispatcherStats(0, 0, 0, 0, 0, 0, java.util.Map.of());
@@ -20,7 +20,7 @@ final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrac
   @Override public String requestId() { return ""; }
   @Override public String modelName() { return ""; }
   @Override public TraceScope makeCurrent() { return TraceScope.NOOP; }
-  @Override public StageScope stage(Stage stage) { return this; }
+  @Override public StageTimer stage(Stage stage) { return this; }
   @Override public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
     return body.call();
   }

@@ -1,8 +1,13 @@
 package io.github.trtrace.core;
 
 /**
- * A scope that restores what was current before; {@link #close()} on the thread that opened it.
- * Returned by {@link InferenceTrace#makeCurrent()} and {@link TraceListener.Handle#makeCurrent()}.
+ * A scope that makes a trace current on one thread and restores what was current before. Returned by
+ * {@link InferenceTrace#makeCurrent()} and {@link TraceListener.Handle#makeCurrent()}.
+ *
+ * <p>Thread rule, the same as {@link io.github.trtrace.core.context.RequestContext.Scope}'s: close it
+ * on the thread that opened it, innermost scope first (try-with-resources does both). (The other
+ * closeable of a trace, {@link InferenceTrace.StageTimer}, is not a scope: it may be closed on any
+ * thread.)
  *
  * <pre>{@code
  * worker.submit(() -> {

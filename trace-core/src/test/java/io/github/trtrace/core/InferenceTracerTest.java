@@ -7,7 +7,7 @@ import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,12 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
 class InferenceTracerTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Clock wall = Clock.fixed(Instant.parse("2026-11-30T08:00:00.123456Z"), ZoneOffset.UTC);
-  private InMemorySink sink;
+  private CapturingSink sink;
   private InferenceTracer tracer;
 
   @BeforeEach
   void setUp() {
-    sink = InMemorySink.create();
+    sink = CapturingSink.create();
     tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
   }
 
@@ -182,9 +182,9 @@ class InferenceTracerTest {
   @Test
   void closingAnOuterStageFirstEndsTheInnerOnesAndNeverCorruptsTheRecord() {
     try (InferenceTrace t = tracer.start("m", "req-order")) {
-      InferenceTrace.StageScope decode = t.stage(Stage.DECODE);
+      InferenceTrace.StageTimer decode = t.stage(Stage.DECODE);
       advanceMs(2);
-      InferenceTrace.StageScope pre = t.stage(Stage.PREPROCESS); // nested: DECODE pauses
+      InferenceTrace.StageTimer pre = t.stage(Stage.PREPROCESS); // nested: DECODE pauses
       advanceMs(3);
       decode.close(); // not the innermost: misuse, PREPROCESS ends with it
       advanceMs(1); // outside every stage
@@ -206,7 +206,7 @@ class InferenceTracerTest {
     ExecutorService worker = Executors.newSingleThreadExecutor();
     try {
       InferenceTrace t = tracer.start("m", "req-hop");
-      InferenceTrace.StageScope queue = t.stage(Stage.QUEUE);
+      InferenceTrace.StageTimer queue = t.stage(Stage.QUEUE);
       advanceMs(7);
       worker.submit(() -> {
         queue.close();

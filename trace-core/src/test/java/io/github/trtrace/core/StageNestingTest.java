@@ -2,7 +2,7 @@ package io.github.trtrace.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -38,7 +38,7 @@ class StageNestingTest {
 
   /** What {@code TracedExecution.infer} does for each launch: its own INFER stage, from a handle. */
   private void launch(InferenceTrace t, long hostMs) {
-    InferenceTrace.StageScope infer = t.stage(Stage.INFER);
+    InferenceTrace.StageTimer infer = t.stage(Stage.INFER);
     try {
       advanceMs(hostMs);
     } finally {
@@ -48,7 +48,7 @@ class StageNestingTest {
 
   @Test
   void theDemosPatternPutsEveryMillisecondInExactlyOneStage() {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       String text = tracer.call("m", t -> {
         t.runStage(Stage.QUEUE, () -> advanceMs(4));
@@ -98,7 +98,7 @@ class StageNestingTest {
       }
     };
     try (InferenceTracer tracer =
-        InferenceTracer.builder().sink(InMemorySink.create()).listener(listener).clocks(wall, nanos::get).build()) {
+        InferenceTracer.builder().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
       tracer.run("m", t -> t.runStage(Stage.DECODE, () -> {
         advanceMs(1);
         launch(t, 2);
@@ -128,10 +128,10 @@ class StageNestingTest {
 
   @Property(tries = 300)
   void stageTimesNeverAddUpToMoreThanTheLatency(@ForAll("programs") List<Step> program) {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-prop")) {
-        List<InferenceTrace.StageScope> handles = new ArrayList<>();
+        List<InferenceTrace.StageTimer> handles = new ArrayList<>();
         for (Step s : program) {
           switch (s.kind()) {
             case 0 -> handles.add(t.stage(Stage.values()[s.stage()]));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -26,13 +26,13 @@ import org.slf4j.MDC;
 class TraceLifecycleTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Clock wall = Clock.fixed(Instant.parse("2026-11-30T08:00:00.123456Z"), ZoneOffset.UTC);
-  private InMemorySink sink;
+  private CapturingSink sink;
   private InferenceTracer tracer;
 
   @BeforeEach
   void setUp() {
     MDC.clear();
-    sink = InMemorySink.create();
+    sink = CapturingSink.create();
     tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
   }
 

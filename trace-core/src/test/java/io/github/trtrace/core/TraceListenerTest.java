@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -55,7 +55,7 @@ class TraceListenerTest {
   }
 
   private InferenceTracer.Builder builder() {
-    return InferenceTracer.builder().sink(InMemorySink.create()).clocks(wall, nanos::get);
+    return InferenceTracer.builder().sink(CapturingSink.create()).clocks(wall, nanos::get);
   }
 
   @Test
@@ -79,7 +79,7 @@ class TraceListenerTest {
 
   @Test
   void aSampledOutRecordReachesListenersWithoutASampledReasonAndNoSink() {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     List<InferenceRecord> ended = new ArrayList<>();
     TraceListener l = (t, s) -> new TraceListener.Handle() {
       @Override
@@ -103,7 +103,7 @@ class TraceListenerTest {
 
   @Test
   void aThrowingListenerIsCountedSkippedForThatTraceAndNeverBreaksTheRequest() {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     TraceListener failsOnStage = (t, s) -> new TraceListener.Handle() {
       @Override
       public void onStageStart(Stage stage, long epochNanos) {
@@ -138,7 +138,7 @@ class TraceListenerTest {
 
   @Test
   void withoutListenersNothingChanges() {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-plain")) {
         TraceScope scope = t.makeCurrent();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuReading;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,7 +101,7 @@ class TracerBuilderTest {
 
   @Test
   void aCustomDispatcherWithSinksIsRejectedNamingWhatWouldBeIgnored(@TempDir Path dir) {
-    InMemorySink own = InMemorySink.create();
+    CapturingSink own = CapturingSink.create();
     Dispatcher custom = Dispatcher.builder().sink(own).build();
     try {
       assertThatThrownBy(() -> InferenceTracer.builder().dispatcher(custom).sink(RecordSink.named("extra", b -> {})).build())
@@ -167,7 +167,7 @@ class TracerBuilderTest {
 
   @Test
   void aBuilderBuildsOneTracer() {
-    InferenceTracer.Builder b = InferenceTracer.builder().sink(InMemorySink.create());
+    InferenceTracer.Builder b = InferenceTracer.builder().sink(CapturingSink.create());
     try (InferenceTracer first = b.build()) {
       assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("already");
     }

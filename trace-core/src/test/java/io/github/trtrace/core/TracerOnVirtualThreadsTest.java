@@ -3,7 +3,7 @@ package io.github.trtrace.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,7 @@ class TracerOnVirtualThreadsTest {
   @EnabledForJreRange(min = JRE.JAVA_21)
   void everyRecordCarriesTheIdOfTheVirtualThreadThatTracedIt() throws Exception {
     int n = 10_000;
-    InMemorySink sink = InMemorySink.create(n);
+    CapturingSink sink = CapturingSink.create();
     List<String> mdcMismatches = java.util.Collections.synchronizedList(new ArrayList<>());
     ExecutorService vts = RequestContext.newVirtualThreadPerTaskExecutor();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).queueCapacity(n).build()) {

@@ -154,6 +154,10 @@ public interface RequestContext {
   /**
    * A context made current by {@link #open()}. {@link #close()} restores the previous context; it is
    * idempotent and never throws.
+   *
+   * <p>Thread rule, the same as {@code io.github.trtrace.core.TraceScope}'s: close it on the thread
+   * that opened it, innermost scope first (try-with-resources does both). A close on another thread
+   * does nothing and is logged; closing an outer scope first also closes the scopes opened inside it.
    */
   interface Scope extends AutoCloseable {
     @Override

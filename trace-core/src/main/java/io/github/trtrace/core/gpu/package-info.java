@@ -1,4 +1,4 @@
-/** GPU metrics SPI and the background poller that attaches the latest reading to records. */
+/** GPU metrics SPI: a source of readings the tracer polls in the background and attaches to records. */
 @NullMarked
 package io.github.trtrace.core.gpu;
 

@@ -4,6 +4,7 @@ import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceRecord.Event;
 import io.github.trtrace.core.InferenceRecord.LayerTime;
 import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.internal.JsonWriter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 /**
- * Dependency-free JSON output: the streaming {@link io.github.trtrace.core.json.JsonWriter} and the
- * one-line encoding of an inference record, {@link io.github.trtrace.core.json.RecordJson}.
+ * The one-line JSON encoding of an inference record, {@link io.github.trtrace.core.json.RecordJson}
+ * (dependency-free; the streaming writer behind it is internal).
  */
 @NullMarked
 package io.github.trtrace.core.json;

@@ -10,7 +10,7 @@ import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
@@ -86,7 +86,7 @@ class DispatcherAccountingTest {
 
   @Test
   void tracerStatsExposeEverySinksWrittenAndLostByName() {
-    InMemorySink memory = InMemorySink.create();
+    CapturingSink memory = CapturingSink.create();
     RecordSink failing =
         RecordSink.named(
             "failing",
@@ -126,7 +126,7 @@ class DispatcherAccountingTest {
                 Thread.currentThread().interrupt();
               }
             });
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     Dispatcher d =
         Dispatcher.builder()
             .sink(blocked)
@@ -175,7 +175,7 @@ class DispatcherAccountingTest {
                 Thread.currentThread().interrupt();
               }
             });
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     Dispatcher d =
         Dispatcher.builder().sink(slow).sink(good).batchSize(50).exportTimeout(Duration.ofSeconds(10))
             .blockTimeout(Duration.ofSeconds(5)).shutdownHook(false).build();

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +31,7 @@ class DispatcherQueueModelTest {
       throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch gate = new CountDownLatch(1);
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     RecordSink held =
         RecordSink.named(
             "held",

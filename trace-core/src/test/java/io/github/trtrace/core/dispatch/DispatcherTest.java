@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -65,7 +65,7 @@ class DispatcherTest {
     return stats.sinks().values().iterator().next().written();
   }
 
-  private static List<String> ids(InMemorySink sink) {
+  private static List<String> ids(CapturingSink sink) {
     return sink.records().stream().map(InferenceRecord::requestId).collect(Collectors.toList());
   }
 
@@ -73,7 +73,7 @@ class DispatcherTest {
 
   @Test
   void noEventLossWhenQueueFullAndPolicyIsBlock() throws Exception {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     RecordSink slow =
         RecordSink.named(
             "slow",
@@ -131,7 +131,7 @@ class DispatcherTest {
 
   @Test
   void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     // flush interval and block timeout far away: only the worker's own timer can write the records
     Dispatcher d =
         start(
@@ -151,7 +151,7 @@ class DispatcherTest {
 
   @Test
   void callersWakeTheWorkerOnceHalfABatchIsWaiting() {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     // the worker's own timer is 10 s away: records written sooner were woken for by a caller
     Dispatcher d =
         start(Dispatcher.builder().sink(store).batchSize(8).maxWriteDelay(Duration.ofSeconds(10)));
@@ -274,7 +274,7 @@ class DispatcherTest {
 
   @Test
   void closeWritesEverythingOfferedBeforeIt() {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     Dispatcher d = start(Dispatcher.builder().sink(store).queueCapacity(20_000));
     for (int i = 0; i < 10_000; i++) {
       assertThat(d.offer(record("r-" + i), i % 10 == 0)).isTrue();
@@ -316,7 +316,7 @@ class DispatcherTest {
 
   @Test
   void offersAfterCloseAreDroppedAndCounted() throws Exception {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     Dispatcher d = start(Dispatcher.builder().sink(store));
     d.close(LONG);
     assertThat(d.offer(record("late"), false)).isFalse();
@@ -417,7 +417,7 @@ class DispatcherTest {
 
   @Test
   void aSinkFailingEveryBatchDoesNotKeepRecordsFromTheOthers() throws Exception {
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     RecordSink failing =
         RecordSink.named(
             "failing",
@@ -446,7 +446,7 @@ class DispatcherTest {
 
   @Test
   void aSinkThrowingErrorsIsIsolatedAndTheWorkerKeepsGoing() throws Exception {
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     AtomicInteger calls = new AtomicInteger();
     RecordSink broken =
         RecordSink.named(
@@ -498,7 +498,7 @@ class DispatcherTest {
 
   @Test
   void aSinkThatRecoversReceivesLaterBatches() throws Exception {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     AtomicInteger calls = new AtomicInteger();
     RecordSink flaky =
         RecordSink.named(
@@ -582,7 +582,7 @@ class DispatcherTest {
 
   @Test
   void reentrantOffersFromASinkNeverWaitAndAreCountedWhenTheQueueIsFull() throws Exception {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     List<Boolean> reentrantResults = new CopyOnWriteArrayList<>();
     Dispatcher[] self = new Dispatcher[1];
     RecordSink recording =
@@ -630,7 +630,7 @@ class DispatcherTest {
 
   @Test
   void offerOfNullIsRefusedWithoutThrowing() {
-    Dispatcher d = start(Dispatcher.builder().sink(InMemorySink.create()));
+    Dispatcher d = start(Dispatcher.builder().sink(CapturingSink.create()));
     boolean accepted = d.offer(nullRecord(), false);
     assertThat(accepted).isFalse();
   }
@@ -642,7 +642,7 @@ class DispatcherTest {
 
   @Test
   void shutdownHookIsRemovedByAnExplicitClose() {
-    InMemorySink store = InMemorySink.create();
+    CapturingSink store = CapturingSink.create();
     Dispatcher d = start(Dispatcher.builder().sink(store).shutdownHook(true));
     d.offer(record("r"), false);
     assertThat(d.close(LONG).clean()).isTrue();
@@ -675,7 +675,7 @@ class DispatcherTest {
 
   /** Blocks every write until opened; then keeps what it was given. */
   static final class GatedSink implements RecordSink {
-    final InMemorySink store = InMemorySink.create();
+    final CapturingSink store = CapturingSink.create();
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch gate = new CountDownLatch(1);
     volatile boolean closed;
@@ -713,7 +713,7 @@ class DispatcherTest {
 
   /** Counts flushes that follow the latest write. */
   static final class FlushCountingSink implements RecordSink {
-    final InMemorySink store = InMemorySink.create();
+    final CapturingSink store = CapturingSink.create();
     private final AtomicInteger flushesAfterWrite = new AtomicInteger();
 
     @Override

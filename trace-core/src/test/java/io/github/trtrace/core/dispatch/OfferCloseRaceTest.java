@@ -5,7 +5,7 @@ import static io.github.trtrace.core.dispatch.DispatcherTest.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +29,7 @@ class OfferCloseRaceTest {
   @Test
   void everyOfferIsWrittenOrRefusedAndCountedAndTheCloseReportIsExact() throws Exception {
     for (int round = 0; round < ROUNDS; round++) {
-      InMemorySink sink = InMemorySink.create(1 << 20);
+      CapturingSink sink = CapturingSink.create();
       Dispatcher d =
           Dispatcher.builder()
               .sink(sink)

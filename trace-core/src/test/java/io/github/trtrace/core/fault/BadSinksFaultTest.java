@@ -9,7 +9,7 @@ import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.dispatch.CloseReport;
 import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
 import java.time.Duration;
@@ -54,7 +54,7 @@ class BadSinksFaultTest {
                 Thread.currentThread().interrupt();
               }
             });
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     Dispatcher.Builder dispatcher =
         Dispatcher.builder()
             .sink(throwing)
@@ -101,7 +101,7 @@ class BadSinksFaultTest {
                 Thread.currentThread().interrupt();
               }
             });
-    InMemorySink good = InMemorySink.create();
+    CapturingSink good = CapturingSink.create();
     Dispatcher d = Dispatcher.builder().sink(blocking).sink(good).shutdownHook(false).build();
     try {
       for (int i = 0; i < 100; i++) {

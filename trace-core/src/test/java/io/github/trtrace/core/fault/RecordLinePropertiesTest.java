@@ -13,7 +13,7 @@ import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.json.RecordFixtures;
 import io.github.trtrace.core.json.RecordJson;
-import io.github.trtrace.core.redact.InputInspector;
+import io.github.trtrace.core.internal.InputInspector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

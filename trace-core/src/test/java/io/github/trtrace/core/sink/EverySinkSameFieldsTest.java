@@ -168,7 +168,7 @@ class EverySinkSameFieldsTest {
       fromSlf4j.put(kv.key, kv.value);
     }
 
-    InMemorySink memory = InMemorySink.create();
+    CapturingSink memory = CapturingSink.create();
     memory.write(List.of(r));
     Map<String, Object> fromMemory = viaConvention(memory.records().get(0));
 

@@ -12,7 +12,6 @@ import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.Status;
 import java.time.Instant;
 import java.util.EnumSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.KeyValuePair;
 
-class Slf4jSinkTest extends RecordSinkContractTest {
+class Slf4jSinkTest {
   private static final AtomicInteger LOGGERS = new AtomicInteger();
-  private final Map<RecordSink, ListAppender<ILoggingEvent>> captured = new IdentityHashMap<>();
 
   /** A fresh logger (so tests don't see each other's events) captured by a list appender. */
   private static ListAppender<ILoggingEvent> capture(String loggerName, Level level) {
@@ -39,22 +37,6 @@ class Slf4jSinkTest extends RecordSinkContractTest {
 
   private static String freshLoggerName() {
     return "test.slf4jsink." + LOGGERS.incrementAndGet();
-  }
-
-  @Override
-  protected RecordSink newSink() {
-    String name = freshLoggerName();
-    ListAppender<ILoggingEvent> appender = capture(name, Level.TRACE);
-    Slf4jSink sink = Slf4jSink.builder().loggerName(name).build();
-    captured.put(sink, appender);
-    return sink;
-  }
-
-  @Override
-  protected List<String> writtenRequestIds(RecordSink sink) {
-    return captured.get(sink).list.stream()
-        .map(e -> String.valueOf(keyValues(e).get(InferenceRecord.Fields.REQUEST_ID)))
-        .collect(Collectors.toList());
   }
 
   private static Map<String, Object> keyValues(ILoggingEvent e) {

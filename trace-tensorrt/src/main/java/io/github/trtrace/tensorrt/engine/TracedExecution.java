@@ -145,7 +145,7 @@ final class TracedExecution<C> implements AutoCloseable {
         boolean ok = false;
         boolean threw = false;
         try {
-          InferenceTrace.StageScope infer = trace.stage(Stage.INFER);
+          InferenceTrace.StageTimer infer = trace.stage(Stage.INFER);
           try {
             binder.bind(slot.context(profiled));
             ok = slot.launch(profiled);

@@ -1,7 +1,6 @@
-package io.github.trtrace.core.redact;
+package io.github.trtrace.core.internal;
 
 import io.github.trtrace.core.InputFlag;
-import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,6 +1,7 @@
-package io.github.trtrace.core.sink;
+package io.github.trtrace.testing;
 
 import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -16,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>{@code
  * InMemorySink sink = InMemorySink.create();
- * Dispatcher d = Dispatcher.builder().sink(sink).build();
- * // ... run the code under test ...
+ * InferenceTracer tracer = InferenceTracer.builder().sink(sink).build();
+ * // ... run the code under test with this tracer ...
  * assertThat(sink.awaitCount(1, Duration.ofSeconds(5))).isTrue();
  * assertThat(sink.findByRequestId("req-1")).isPresent();
  * }</pre>

@@ -1,19 +1,19 @@
-package io.github.trtrace.core.redact;
+package io.github.trtrace.core.internal;
 
 /**
  * The character classes behind {@link io.github.trtrace.core.InputFlag}, shared by the inspector
  * (which flags them) and the digest (which makes them visible).
  */
-final class UnicodeChars {
+public final class UnicodeChars {
   private UnicodeChars() {}
 
   /** C0 (except tab, LF, CR), DEL and C1. */
-  static boolean isControl(char c) {
+  public static boolean isControl(char c) {
     return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || (c >= 0x7F && c <= 0x9F);
   }
 
   /** U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C. */
-  static boolean isBidiControl(char c) {
+  public static boolean isBidiControl(char c) {
     return (c >= '\u202A' && c <= '\u202E')
         || (c >= '\u2066' && c <= '\u2069')
         || c == '\u200E'
@@ -22,12 +22,12 @@ final class UnicodeChars {
   }
 
   /** U+200B..U+200D, U+2060, U+FEFF. */
-  static boolean isZeroWidth(char c) {
+  public static boolean isZeroWidth(char c) {
     return (c >= '\u200B' && c <= '\u200D') || c == '\u2060' || c == '\uFEFF';
   }
 
   /** See {@link io.github.trtrace.core.InputFlag#INVISIBLE_FORMAT} for the list. */
-  static boolean isInvisibleFormat(int cp) {
+  public static boolean isInvisibleFormat(int cp) {
     if (cp < 0x2028) {
       return cp == 0x00AD || cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
           || cp == 0x180E;
@@ -44,7 +44,7 @@ final class UnicodeChars {
   }
 
   /** U+E0000..U+E007F. */
-  static boolean isTag(int cp) {
+  public static boolean isTag(int cp) {
     return cp >= 0xE0000 && cp <= 0xE007F;
   }
 
@@ -55,7 +55,7 @@ final class UnicodeChars {
    * flagged above. Tab, line feed and carriage return are not included: the digest turns them into
    * spaces.
    */
-  static boolean isNonPrinting(int cp) {
+  public static boolean isNonPrinting(int cp) {
     if (cp >= 0x20 && cp < 0x7F) {
       return false;
     }

@@ -1,6 +1,7 @@
-package io.github.trtrace.core.gpu;
+package io.github.trtrace.core.internal;
 
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
+import io.github.trtrace.core.gpu.GpuReading;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;

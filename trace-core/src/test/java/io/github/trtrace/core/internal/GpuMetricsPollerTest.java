@@ -1,9 +1,11 @@
-package io.github.trtrace.core.gpu;
+package io.github.trtrace.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.github.trtrace.core.gpu.GpuMetricsSource;
+import io.github.trtrace.core.gpu.GpuReading;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -1,4 +1,6 @@
-package io.github.trtrace.core.gpu;
+package io.github.trtrace.core.internal;
+
+import io.github.trtrace.core.gpu.GpuReading;
 
 /**
  * The poller's recent readings: written by the one polling thread, read by any. Each reading gets a

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.json;
+package io.github.trtrace.core.internal;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -192,7 +192,7 @@ public final class JsonWriter {
    * Starts a value whose text the caller appends to the returned builder itself; used for values
    * known to need no escaping (RecordJson's timestamp), so they need no intermediate String.
    */
-  StringBuilder rawValue() {
+  public StringBuilder rawValue() {
     beforeValue();
     return out;
   }

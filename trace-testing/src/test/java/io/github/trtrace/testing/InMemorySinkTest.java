@@ -1,10 +1,11 @@
-package io.github.trtrace.core.sink;
+package io.github.trtrace.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.Status;
+import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,8 @@
-package io.github.trtrace.core.gpu;
+package io.github.trtrace.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.trtrace.core.gpu.GpuReading;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,11 @@
-package io.github.trtrace.core.sink;
+package io.github.trtrace.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.Status;
+import io.github.trtrace.core.sink.RecordSink;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +13,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The contract every {@link RecordSink} honours. Each sink's test extends this class and says how
- * to create the sink and how to read back what it wrote. Published in the test-jar so sinks in
- * other modules (OpenTelemetry, users' own) run the same contract.
+ * to create the sink and how to read back what it wrote; the sinks of trtrace's own modules and
+ * users' own sinks run the same contract.
+ *
+ * <pre>{@code
+ * class MySinkTest extends RecordSinkContractTest {
+ *   protected RecordSink newSink() { return new MySink(store); }
+ *   protected List<String> writtenRequestIds(RecordSink sink) { return store.requestIds(); }
+ * }
+ * }</pre>
  */
 public abstract class RecordSinkContractTest {
 
@@ -39,7 +47,7 @@ public abstract class RecordSinkContractTest {
   }
 
   @Test
-  void writesEveryRecordOfEveryBatchInOrder() throws Exception {
+  public void writesEveryRecordOfEveryBatchInOrder() throws Exception {
     try (RecordSink sink = newSink()) {
       List<String> expected = new ArrayList<>();
       for (int b = 0; b < 3; b++) {
@@ -57,7 +65,7 @@ public abstract class RecordSinkContractTest {
   }
 
   @Test
-  void doesNotKeepTheBatchListAfterWriteReturns() throws Exception {
+  public void doesNotKeepTheBatchListAfterWriteReturns() throws Exception {
     // the dispatcher hands every write the same list, cleared and refilled for the next batch
     try (RecordSink sink = newSink()) {
       List<InferenceRecord> reused = new ArrayList<>();
@@ -74,7 +82,7 @@ public abstract class RecordSinkContractTest {
   }
 
   @Test
-  void emptyBatchWritesNothingAndDoesNotFail() throws Exception {
+  public void emptyBatchWritesNothingAndDoesNotFail() throws Exception {
     try (RecordSink sink = newSink()) {
       sink.write(List.of());
       sink.flush();
@@ -83,14 +91,14 @@ public abstract class RecordSinkContractTest {
   }
 
   @Test
-  void hasANonBlankName() throws Exception {
+  public void hasANonBlankName() throws Exception {
     try (RecordSink sink = newSink()) {
       assertThat(sink.name()).isNotBlank();
     }
   }
 
   @Test
-  void closeTwiceIsHarmless() throws Exception {
+  public void closeTwiceIsHarmless() throws Exception {
     RecordSink sink = newSink();
     sink.write(List.of(record("req-close-1")));
     sink.close();
