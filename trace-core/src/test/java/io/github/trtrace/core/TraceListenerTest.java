@@ -153,7 +153,7 @@ class TraceListenerTest {
 
   @Test
   void aListenersLinkWinsOverALaterLinkToTheCallersSpan() throws Exception {
-    InMemorySink sink = InMemorySink.create();
+    CapturingSink sink = CapturingSink.create();
     TraceListener linking = (trace, start) -> {
       trace.traceContext("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"); // the listener's own span
       return TraceListener.Handle.NOOP;

@@ -3,7 +3,7 @@ package io.github.trtrace.otel;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.sampling.Sampler;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.testing.InMemorySink;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;

@@ -7,7 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.testing.InMemorySink;
 import io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.testing.InMemorySink;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.trace.Tracer;

@@ -189,7 +189,7 @@ public final class DemoService implements AutoCloseable {
       return;
     }
     InferenceTrace t = r.startTrace(tracer, backend.modelName());
-    InferenceTrace.StageScope queued = t.stage(Stage.QUEUE); // ends when a worker takes it
+    InferenceTrace.StageTimer queued = t.stage(Stage.QUEUE); // ends when a worker takes it
     try {
       workers.execute(() -> serve(ex, t, queued, c));
     } catch (RuntimeException e) { // the pool was shut down
@@ -202,7 +202,7 @@ public final class DemoService implements AutoCloseable {
   }
 
   /** On a worker: the trace is in the queue stage until now. */
-  private void serve(HttpExchange ex, InferenceTrace t, InferenceTrace.StageScope queued, Completion c) {
+  private void serve(HttpExchange ex, InferenceTrace t, InferenceTrace.StageTimer queued, Completion c) {
     queued.close();
     try (t; TraceScope current = t.makeCurrent()) { // request_id in the MDC of this worker's log lines
       try { // failures are recorded in here: the outer try closes the trace before a catch of its own would run

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.testing.InMemorySink;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -83,7 +83,7 @@ public class TrtraceFileBenchmark {
     try (RequestContext.Scope scope = RequestContext.with(id).model(RequestShape.MODEL).build().open();
         InferenceTrace t = tracer.start(RequestShape.MODEL)) {
       t.stage(Stage.QUEUE).close();
-      InferenceTrace.StageScope s = t.stage(Stage.PREPROCESS);
+      InferenceTrace.StageTimer s = t.stage(Stage.PREPROCESS);
       t.inputTokens(RequestShape.INPUT_TOKENS);
       s.close();
       s = t.stage(Stage.INFER);

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.sink.InMemorySink;
+import io.github.trtrace.testing.InMemorySink;
 import io.github.trtrace.otel.GenAiConvention;
 import io.github.trtrace.otel.TrtraceOpenTelemetry;
 import io.opentelemetry.exporter.zipkin.ZipkinSpanExporter;
