@@ -11,7 +11,7 @@ import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
+import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.testing.InMemorySink;
 import java.time.Duration;
 import java.util.ArrayList;

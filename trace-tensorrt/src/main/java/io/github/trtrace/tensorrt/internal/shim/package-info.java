@@ -10,6 +10,6 @@
  * }</pre>
  */
 @NullMarked
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.tensorrt.global.nvinfer;

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 /** JNI entry points of {@code libtrtrace_shim.so} that own and drain the native objects. */
 final class ShimNative {

@@ -1,8 +1,8 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.tensorrt.shim.ProgressEvent.Type;
+import io.github.trtrace.tensorrt.internal.shim.ProgressEvent.Type;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 /**
  * Receives one per-layer timing that TensorRT reported to a {@link ShimProfiler}.

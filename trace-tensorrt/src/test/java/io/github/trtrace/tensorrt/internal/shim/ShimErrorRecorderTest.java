@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 import io.github.trtrace.tensorrt.log.RecordedError;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.shim;
+package io.github.trtrace.tensorrt.internal.shim;
 
 import org.bytedeco.javacpp.Pointer;
 import org.jspecify.annotations.Nullable;
