@@ -1,8 +1,11 @@
 package io.github.trtrace.tensorrt.build;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.github.trtrace.tensorrt.internal.build.EngineInspection;
+import io.github.trtrace.tensorrt.internal.build.Json;
+import io.github.trtrace.tensorrt.internal.build.Precisions;
 import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtSeverity;
 import java.io.IOException;

@@ -1,8 +1,9 @@
 package io.github.trtrace.tensorrt.build;
 
-import io.github.trtrace.tensorrt.doctor.DoctorAdvice;
+import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
+import io.github.trtrace.tensorrt.internal.build.EngineInspection;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;

@@ -2,6 +2,7 @@ package io.github.trtrace.tensorrt.doctor;
 
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
+import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;

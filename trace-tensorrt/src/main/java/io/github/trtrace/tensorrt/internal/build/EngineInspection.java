@@ -1,5 +1,6 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.internal.build;
 
+import io.github.trtrace.tensorrt.build.BuildReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -135,7 +136,7 @@ public final class EngineInspection {
   }
 
   /** The network layers an engine layer came from: Metadata when present, else its {@code " + "} joined name. */
-  static List<String> networkLayers(String name, @Nullable String layerType, @Nullable String metadata) {
+  public static List<String> networkLayers(String name, @Nullable String layerType, @Nullable String metadata) {
     if (isBuilderInserted(layerType)) {
       return List.of(); // inserted by the builder, not from the network
     }

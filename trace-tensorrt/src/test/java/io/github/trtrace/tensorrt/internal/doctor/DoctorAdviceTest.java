@@ -1,11 +1,14 @@
-package io.github.trtrace.tensorrt.doctor;
+package io.github.trtrace.tensorrt.internal.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.trtrace.tensorrt.doctor.DoctorFacts;
+import io.github.trtrace.tensorrt.doctor.DoctorReport;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Finding;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Status;
+import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,8 @@
-package io.github.trtrace.tensorrt.log;
+package io.github.trtrace.tensorrt.internal.log;
 
+import io.github.trtrace.tensorrt.log.TrtErrorCode;
+import io.github.trtrace.tensorrt.log.TrtLogKind;
+import io.github.trtrace.tensorrt.log.TrtSeverity;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -52,7 +55,7 @@ public final class TrtLogClassifier {
     return classify(severity, message, errorLine(message));
   }
 
-  static TrtLogKind classify(TrtSeverity severity, String message, @Nullable ErrorLine error) {
+  public static TrtLogKind classify(TrtSeverity severity, String message, @Nullable ErrorLine error) {
     TrtLogKind byContent = byContent(message);
     if (byContent != null) {
       return byContent;

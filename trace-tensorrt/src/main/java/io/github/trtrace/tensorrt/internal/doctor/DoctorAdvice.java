@@ -1,6 +1,8 @@
-package io.github.trtrace.tensorrt.doctor;
+package io.github.trtrace.tensorrt.internal.doctor;
 
+import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
+import io.github.trtrace.tensorrt.doctor.DoctorReport;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Finding;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Status;
 import java.util.ArrayList;
