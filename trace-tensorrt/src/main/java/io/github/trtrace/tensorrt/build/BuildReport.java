@@ -695,7 +695,7 @@ public record BuildReport(
     public Builder layer(Layer l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
 
     /** Takes layers, fused groups and the engine layer count from an inspector analysis. */
-    public Builder inspection(EngineInspection inspection) {
+    Builder inspection(EngineInspection inspection) {
       String used = inspection.precision();
       if (used != null) {
         precision(used);

@@ -162,7 +162,7 @@ public final class TracedEngine implements AutoCloseable {
   }
 
   /** Pool counters: borrows, waits, timeouts, contexts in use. */
-  public ContextPool.Stats poolStats() {
+  public ContextPoolStats poolStats() {
     return execution.stats();
   }
 

@@ -231,7 +231,7 @@ final class TracedExecution<C> implements AutoCloseable {
     return pool.awaitIdle(timeout);
   }
 
-  ContextPool.Stats stats() {
+  ContextPoolStats stats() {
     return pool.stats();
   }
 
