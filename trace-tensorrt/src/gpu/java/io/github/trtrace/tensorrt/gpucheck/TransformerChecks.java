@@ -377,7 +377,7 @@ final class TransformerChecks {
         }
         shortMs = (System.nanoTime() - t0) / 1e6;
       }
-      ProfilingPolicy afterSlow = ProfilingPolicy.builder().afterSlow(Math.max(1, shortMs * 3), 1).build();
+      ProfilingPolicy afterSlow = ProfilingPolicy.builder().slowThreshold(Duration.ofNanos(Math.round(Math.max(1, shortMs * 3) * 1e6))).build();
       List<Boolean> profiled = new ArrayList<>();
       try (TracedEngine e = TracedEngine.builder(e16).buildReport(engineReport).profiling(afterSlow).build()) {
         String[] ids = {"req-before-slow", "req-slow", "req-after-slow", "req-after-after"};

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4).logPipeline(pipeline)
  *         .buildReport(report)                      // fingerprint + layer explanations
- *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).afterSlow(500, 20).build()).build();
+ *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).slowThreshold(Duration.ofMillis(500)).profileAfterSlow(20).build()).build();
  *      InferenceTrace t = tracer.start("llama-8b");
  *      TracedEngine.Request r = engine.request(t)) {
  *   t.runStage(Stage.DECODE, () -> {

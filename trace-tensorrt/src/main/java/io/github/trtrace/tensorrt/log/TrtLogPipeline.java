@@ -68,7 +68,12 @@ public final class TrtLogPipeline {
     }
   }
 
-  /** An open attribution scope; closing it is idempotent and never throws. */
+  /**
+   * An open attribution scope: it captures the lines TensorRT logs on the thread that opened it (the
+   * innermost scope of that thread). It makes nothing current (no request ID, no MDC), so unlike
+   * trace-core's {@code TraceScope} it may be closed on any thread; closing it is idempotent and never
+   * throws.
+   */
   public interface Scope extends AutoCloseable {
     /** The scope name, e.g. {@code build:llama-8b}. */
     String name();

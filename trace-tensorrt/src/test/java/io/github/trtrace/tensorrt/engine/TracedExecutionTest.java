@@ -225,7 +225,7 @@ class TracedExecutionTest {
     InferenceTracer clocked = InferenceTracer.builder().sink(sink)
         .clocks(java.time.Clock.systemUTC(), () -> now[0]).build();
     ScriptedSlot slot = new ScriptedSlot("ctx0");
-    ProfilingPolicy policy = ProfilingPolicy.builder().afterSlow(100, 1).build();
+    ProfilingPolicy policy = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(100)).build();
     TracedExecution<String> exec = new TracedExecution<>(List.of(slot), policy, null, Duration.ofSeconds(1));
     try (InferenceTrace t = clocked.start("m", "req-long")) {
       try (TracedExecution<String>.Request r = exec.open(t)) {
