@@ -436,7 +436,7 @@ class JStr {
 
 }  // namespace
 
-#define JNI_SHIM(name) Java_io_github_trtrace_tensorrt_shim_ShimNative_##name
+#define JNI_SHIM(name) Java_io_github_trtrace_tensorrt_internal_shim_ShimNative_##name
 
 // ----------------------------------------- profiler ------------------------------------------------
 // layout: 10 (TensorRT 10's IProfiler) or 11 (TensorRT 11's versioned IProfiler); 0 for any other value.
@@ -623,7 +623,7 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(monitorDrain)(JNIEnv* env, jclass, jlong h,
 // ----------------------------------------- TensorRT emulation ---------------------------------------
 // These entry points call the objects ONLY through the abstract TensorRT interfaces (their vtables),
 // exactly as libnvinfer does, so tests and self checks exercise the same dispatch TensorRT uses.
-#define JNI_EMU(name) Java_io_github_trtrace_tensorrt_shim_TensorRtEmulator_##name
+#define JNI_EMU(name) Java_io_github_trtrace_tensorrt_internal_shim_TensorRtEmulator_##name
 
 // Calls logger->log(severity, msg) `calls` times from this (native) frame, as libnvinfer does when it
 // logs, and returns the elapsed nanoseconds: the cost of one callback into a Java ILogger. layout 11

@@ -23,7 +23,7 @@ class ArchitectureTest {
       "io.github.trtrace.tensorrt.engine.TracedEngine");
   /** Packages of the native side (shim, NVML, CUDA timing), JavaCPP by nature. */
   static final Set<String> NATIVE_PACKAGES = Set.of(
-      "io.github.trtrace.tensorrt.shim", "io.github.trtrace.tensorrt.nvml", "io.github.trtrace.tensorrt.cuda");
+      "io.github.trtrace.tensorrt.internal.shim", "io.github.trtrace.tensorrt.nvml", "io.github.trtrace.tensorrt.cuda");
 
   private static final JavaClasses MAIN = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

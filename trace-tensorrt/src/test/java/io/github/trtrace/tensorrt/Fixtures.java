@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt;
 
 import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtSeverity;
 import java.io.IOException;

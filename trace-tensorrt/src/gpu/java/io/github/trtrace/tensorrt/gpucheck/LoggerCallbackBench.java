@@ -3,7 +3,7 @@ package io.github.trtrace.tensorrt.gpucheck;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.shim.TensorRtEmulator;
+import io.github.trtrace.tensorrt.internal.shim.TensorRtEmulator;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bytedeco.javacpp.Loader;

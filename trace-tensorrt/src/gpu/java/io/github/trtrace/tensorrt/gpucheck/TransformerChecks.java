@@ -17,8 +17,8 @@ import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
-import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
-import io.github.trtrace.tensorrt.shim.TensorRtObjects;
+import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
+import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import io.github.trtrace.testing.InMemorySink;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -377,7 +377,7 @@ final class TransformerChecks {
         }
         shortMs = (System.nanoTime() - t0) / 1e6;
       }
-      ProfilingPolicy afterSlow = ProfilingPolicy.builder().afterSlow(Math.max(1, shortMs * 3), 1).build();
+      ProfilingPolicy afterSlow = ProfilingPolicy.builder().slowThreshold(Duration.ofNanos(Math.round(Math.max(1, shortMs * 3) * 1e6))).build();
       List<Boolean> profiled = new ArrayList<>();
       try (TracedEngine e = TracedEngine.builder(e16).buildReport(engineReport).profiling(afterSlow).build()) {
         String[] ids = {"req-before-slow", "req-slow", "req-after-slow", "req-after-after"};

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.internal.build.Precisions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

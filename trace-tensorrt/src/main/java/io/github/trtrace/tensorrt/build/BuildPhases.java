@@ -1,6 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
-import io.github.trtrace.tensorrt.shim.ProgressEvent;
+import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

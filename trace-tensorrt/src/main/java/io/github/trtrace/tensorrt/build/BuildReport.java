@@ -1,8 +1,11 @@
 package io.github.trtrace.tensorrt.build;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.github.trtrace.tensorrt.internal.build.EngineInspection;
+import io.github.trtrace.tensorrt.internal.build.Json;
+import io.github.trtrace.tensorrt.internal.build.Precisions;
 import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtSeverity;
 import java.io.IOException;
@@ -692,7 +695,7 @@ public record BuildReport(
     public Builder layer(Layer l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
 
     /** Takes layers, fused groups and the engine layer count from an inspector analysis. */
-    public Builder inspection(EngineInspection inspection) {
+    Builder inspection(EngineInspection inspection) {
       String used = inspection.precision();
       if (used != null) {
         precision(used);

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * reportBuilder.planDigest(w.digest(), w.bytes());
  * }</pre>
  */
-public final class PlanWriter {
+final class PlanWriter {
   /** Chunk size of the copy: small against any plan, large enough that the per-chunk cost vanishes. */
   static final int DEFAULT_CHUNK = 8 << 20;
 

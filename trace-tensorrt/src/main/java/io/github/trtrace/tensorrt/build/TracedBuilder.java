@@ -1,17 +1,18 @@
 package io.github.trtrace.tensorrt.build;
 
-import io.github.trtrace.tensorrt.doctor.DoctorAdvice;
+import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
+import io.github.trtrace.tensorrt.internal.build.EngineInspection;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.shim.ProgressBar;
-import io.github.trtrace.tensorrt.shim.ProgressEvent;
-import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
-import io.github.trtrace.tensorrt.shim.ShimProgressMonitor;
-import io.github.trtrace.tensorrt.shim.TensorRtObjects;
+import io.github.trtrace.tensorrt.internal.shim.ProgressBar;
+import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
+import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
+import io.github.trtrace.tensorrt.internal.shim.ShimProgressMonitor;
+import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

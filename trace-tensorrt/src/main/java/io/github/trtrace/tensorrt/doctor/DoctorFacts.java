@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.doctor;
 
+import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -2,6 +2,7 @@ package io.github.trtrace.tensorrt.doctor;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

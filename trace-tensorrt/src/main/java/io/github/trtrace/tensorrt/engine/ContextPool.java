@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <C> what a slot holds
  */
-public final class ContextPool<C> implements AutoCloseable {
+final class ContextPool<C> implements AutoCloseable {
 
   /** Exclusive use of one slot until {@link #close()} (idempotent). */
   public interface Lease<C> extends AutoCloseable {
@@ -45,16 +45,6 @@ public final class ContextPool<C> implements AutoCloseable {
     void close();
   }
 
-  /**
-   * Counters.
-   *
-   * @param borrows successful borrows
-   * @param waits borrows that found no free slot and had to wait
-   * @param timeouts borrows that gave up
-   * @param inUse slots leased now
-   * @param maxInUse most slots leased at once
-   */
-  public record Stats(long borrows, long waits, long timeouts, int inUse, int maxInUse) {}
 
   private final List<C> slots;
   private final ArrayBlockingQueue<Integer> free;
@@ -166,8 +156,8 @@ public final class ContextPool<C> implements AutoCloseable {
   }
 
   /** A snapshot of the counters. */
-  public Stats stats() {
-    return new Stats(borrows.get(), waits.get(), timeouts.get(), inUse.get(), maxInUse.get());
+  public ContextPoolStats stats() {
+    return new ContextPoolStats(borrows.get(), waits.get(), timeouts.get(), inUse.get(), maxInUse.get());
   }
 
   /**

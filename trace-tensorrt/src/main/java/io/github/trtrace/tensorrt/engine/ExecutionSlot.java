@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
+import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.engine;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,7 +11,10 @@ import java.util.function.DoubleSupplier;
  * fraction of requests, and/or the next N requests after a slow one. Thread-safe.
  *
  * <pre>{@code
- * ProfilingPolicy policy = ProfilingPolicy.builder().sampleRate(0.01).afterSlow(250.0, 5).build();
+ * ProfilingPolicy policy = ProfilingPolicy.builder()
+ *     .sampleRate(0.01)                              // 1% of requests, at random
+ *     .slowThreshold(Duration.ofMillis(250)).profileAfterSlow(5)   // and the 5 after a slow one
+ *     .build();
  * boolean profile = policy.shouldProfile();   // at request start
  * policy.onCompleted(latencyMs);              // at request end
  * }</pre>
@@ -46,7 +50,7 @@ public interface ProfilingPolicy {
   final class Builder {
     private double sampleRate;
     private double slowThresholdMs = Double.NaN;
-    private int afterSlowCount;
+    private int afterSlowCount = 1;
     private DoubleSupplier random = new SplittableRandom()::nextDouble;
 
     private Builder() {}
@@ -60,16 +64,31 @@ public interface ProfilingPolicy {
       return this;
     }
 
-    /** After a request slower than {@code thresholdMs}, profile the next {@code count} requests. */
-    public Builder afterSlow(double thresholdMs, int count) {
-      if (!(thresholdMs > 0) || Double.isInfinite(thresholdMs)) {
-        throw new IllegalArgumentException("thresholdMs must be a finite number > 0: " + thresholdMs);
+    /**
+     * A request whose end-to-end latency exceeds {@code threshold} is slow: the requests after it are
+     * profiled ({@link #profileAfterSlow(int)}, one by default).
+     *
+     * @throws IllegalArgumentException if {@code threshold} is zero or negative
+     */
+    public Builder slowThreshold(Duration threshold) {
+      Objects.requireNonNull(threshold, "threshold");
+      if (threshold.isNegative() || threshold.isZero()) {
+        throw new IllegalArgumentException("slowThreshold must be > 0: " + threshold);
       }
-      if (count < 1) {
-        throw new IllegalArgumentException("count must be >= 1: " + count);
+      this.slowThresholdMs = threshold.toNanos() / 1e6;
+      return this;
+    }
+
+    /**
+     * How many requests are profiled after a slow one (see {@link #slowThreshold(Duration)}).
+     *
+     * @throws IllegalArgumentException if {@code requests < 1}
+     */
+    public Builder profileAfterSlow(int requests) {
+      if (requests < 1) {
+        throw new IllegalArgumentException("profileAfterSlow must be >= 1: " + requests);
       }
-      this.slowThresholdMs = thresholdMs;
-      this.afterSlowCount = count;
+      this.afterSlowCount = requests;
       return this;
     }
 
@@ -81,7 +100,9 @@ public interface ProfilingPolicy {
 
     /** Builds the policy. */
     public ProfilingPolicy build() {
-      return new DefaultProfilingPolicy(sampleRate, slowThresholdMs, afterSlowCount, random);
+      // without a slow threshold nothing is slow: the count has no effect
+      int afterSlow = Double.isNaN(slowThresholdMs) ? 0 : afterSlowCount;
+      return new DefaultProfilingPolicy(sampleRate, slowThresholdMs, afterSlow, random);
     }
   }
 }

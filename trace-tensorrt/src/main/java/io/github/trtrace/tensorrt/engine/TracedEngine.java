@@ -8,10 +8,10 @@ import io.github.trtrace.tensorrt.cuda.GpuTimer;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
-import io.github.trtrace.tensorrt.shim.ShimErrorRecorder;
-import io.github.trtrace.tensorrt.shim.ShimProfiler;
-import io.github.trtrace.tensorrt.shim.TensorRtObjects;
+import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
+import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
+import io.github.trtrace.tensorrt.internal.shim.ShimProfiler;
+import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4).logPipeline(pipeline)
  *         .buildReport(report)                      // fingerprint + layer explanations
- *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).afterSlow(500, 20).build()).build();
+ *         .profiling(ProfilingPolicy.builder().sampleRate(0.01).slowThreshold(Duration.ofMillis(500)).profileAfterSlow(20).build()).build();
  *      InferenceTrace t = tracer.start("llama-8b");
  *      TracedEngine.Request r = engine.request(t)) {
  *   t.runStage(Stage.DECODE, () -> {
@@ -162,7 +162,7 @@ public final class TracedEngine implements AutoCloseable {
   }
 
   /** Pool counters: borrows, waits, timeouts, contexts in use. */
-  public ContextPool.Stats poolStats() {
+  public ContextPoolStats poolStats() {
     return execution.stats();
   }
 

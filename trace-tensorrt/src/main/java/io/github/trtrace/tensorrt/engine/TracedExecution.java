@@ -4,7 +4,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.tensorrt.build.BuildReport;
 import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogKind;
 import io.github.trtrace.tensorrt.log.TrtSeverity;
@@ -231,7 +231,7 @@ final class TracedExecution<C> implements AutoCloseable {
     return pool.awaitIdle(timeout);
   }
 
-  ContextPool.Stats stats() {
+  ContextPoolStats stats() {
     return pool.stats();
   }
 

@@ -1,8 +1,9 @@
 /**
- * Pure-Java run-time seams of the traced engine: context pool, profiling policy, per-layer tables.
+ * The traced engine and its pure-Java seams: profiling policy, per-layer tables, pool counters.
  *
  * <pre>{@code
- * try (ContextPool.Lease<Ctx> lease = pool.borrow(Duration.ofMillis(50))) { run(lease.context()); }
+ * TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4).build();
+ * ContextPoolStats pool = engine.poolStats();
  * }</pre>
  */
 @NullMarked

@@ -44,7 +44,7 @@ public enum TrtErrorCode {
   }
 
   /** The log kind an error with this code and no more specific category belongs to. */
-  TrtLogKind kind() {
+  public TrtLogKind kind() {
     switch (this) {
       case INTERNAL_ERROR:
         return TrtLogKind.INTERNAL_ERROR;

@@ -1,5 +1,7 @@
 package io.github.trtrace.tensorrt.log;
 
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
+
 /**
  * What a TensorRT log line is about, decided by {@link TrtLogClassifier}.
  *

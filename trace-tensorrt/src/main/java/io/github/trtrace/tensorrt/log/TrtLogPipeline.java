@@ -2,6 +2,7 @@ package io.github.trtrace.tensorrt.log;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -67,7 +68,12 @@ public final class TrtLogPipeline {
     }
   }
 
-  /** An open attribution scope; closing it is idempotent and never throws. */
+  /**
+   * An open attribution scope: it captures the lines TensorRT logs on the thread that opened it (the
+   * innermost scope of that thread). It makes nothing current (no request ID, no MDC), so unlike
+   * trace-core's {@code TraceScope} it may be closed on any thread; closing it is idempotent and never
+   * throws.
+   */
   public interface Scope extends AutoCloseable {
     /** The scope name, e.g. {@code build:llama-8b}. */
     String name();

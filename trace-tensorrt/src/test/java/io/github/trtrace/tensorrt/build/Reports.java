@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.internal.build.EngineInspection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

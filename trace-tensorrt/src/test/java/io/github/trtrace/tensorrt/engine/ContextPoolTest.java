@@ -33,7 +33,7 @@ class ContextPoolTest {
     a.close();
     assertThat(pool.requestIdFor(a.slotId())).isNull();
     assertThat(pool.requestIdFor(99)).isNull();
-    assertThat(pool.stats()).isEqualTo(new ContextPool.Stats(2, 0, 0, 1, 2));
+    assertThat(pool.stats()).isEqualTo(new ContextPoolStats(2, 0, 0, 1, 2));
     assertThatThrownBy(a::context).isInstanceOf(IllegalStateException.class).hasMessageContaining("already returned");
     b.close();
   }
@@ -56,7 +56,7 @@ class ContextPoolTest {
           .hasMessageContaining("all 1 slots are in use")
           .hasMessageContaining("req-2");
     }
-    ContextPool.Stats s = pool.stats();
+    ContextPoolStats s = pool.stats();
     assertThat(s.waits()).isEqualTo(1);
     assertThat(s.timeouts()).isEqualTo(1);
     assertThat(s.inUse()).isZero();
@@ -163,7 +163,7 @@ class ContextPoolTest {
     }
     ex.shutdown();
     assertThat(violations).hasValue(0);
-    ContextPool.Stats s = pool.stats();
+    ContextPoolStats s = pool.stats();
     assertThat(s.borrows()).isEqualTo((long) threads * perThread);
     assertThat(s.inUse()).isZero();
     assertThat(s.maxInUse()).isBetween(1, Math.min(slots, threads));

@@ -3,6 +3,7 @@ package io.github.trtrace.tensorrt.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PrimitiveIterator;
@@ -29,7 +30,7 @@ class ProfilingPolicyTest {
 
   @Test
   void aSlowRequestTurnsOnProfilingForTheNextN() {
-    ProfilingPolicy p = ProfilingPolicy.builder().afterSlow(200.0, 2).build();
+    ProfilingPolicy p = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(200)).profileAfterSlow(2).build();
     p.onCompleted(150.0);
     assertThat(p.shouldProfile()).isFalse();
     p.onCompleted(250.0);
@@ -40,7 +41,7 @@ class ProfilingPolicyTest {
 
   @Test
   void aSlowRequestThatWasItselfProfiledDoesNotReArm() {
-    ProfilingPolicy p = ProfilingPolicy.builder().afterSlow(200.0, 1).build();
+    ProfilingPolicy p = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(200)).build();
     p.onCompleted(500.0, false);
     assertThat(p.shouldProfile()).isTrue();
     p.onCompleted(900.0, true);   // slowed by its own profiling
@@ -55,7 +56,7 @@ class ProfilingPolicyTest {
 
   @Test
   void concurrentRequestsConsumeExactlyTheNextNAfterASlowOne() throws Exception {
-    ProfilingPolicy p = ProfilingPolicy.builder().afterSlow(10.0, 100).build();
+    ProfilingPolicy p = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(10)).profileAfterSlow(100).build();
     p.onCompleted(11.0);
     ExecutorService ex = Executors.newFixedThreadPool(4);
     try {
@@ -85,7 +86,27 @@ class ProfilingPolicyTest {
   void badSettingsAreRejected() {
     assertThatThrownBy(() -> ProfilingPolicy.builder().sampleRate(1.5)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("sampleRate");
-    assertThatThrownBy(() -> ProfilingPolicy.builder().afterSlow(-1, 3)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ProfilingPolicy.builder().afterSlow(10, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slowThreshold");
+    assertThatThrownBy(() -> ProfilingPolicy.builder().slowThreshold(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ProfilingPolicy.builder().profileAfterSlow(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profileAfterSlow");
+  }
+
+  @Test
+  void aSubMillisecondThresholdKeepsItsFraction() {
+    ProfilingPolicy p = ProfilingPolicy.builder().slowThreshold(Duration.ofNanos(1_500_000)).build();
+    p.onCompleted(1.4);
+    assertThat(p.shouldProfile()).isFalse();
+    p.onCompleted(1.6);
+    assertThat(p.shouldProfile()).isTrue();
+  }
+
+  @Test
+  void withoutASlowThresholdNoRequestIsSlow() {
+    ProfilingPolicy p = ProfilingPolicy.builder().profileAfterSlow(5).build();
+    p.onCompleted(1e9);
+    assertThat(p.shouldProfile()).isFalse();
   }
 }

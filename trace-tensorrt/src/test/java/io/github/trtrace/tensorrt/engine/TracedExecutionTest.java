@@ -11,7 +11,7 @@ import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.tensorrt.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.shim.LayerSampleConsumer;
+import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.testing.InMemorySink;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -225,7 +225,7 @@ class TracedExecutionTest {
     InferenceTracer clocked = InferenceTracer.builder().sink(sink)
         .clocks(java.time.Clock.systemUTC(), () -> now[0]).build();
     ScriptedSlot slot = new ScriptedSlot("ctx0");
-    ProfilingPolicy policy = ProfilingPolicy.builder().afterSlow(100, 1).build();
+    ProfilingPolicy policy = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(100)).build();
     TracedExecution<String> exec = new TracedExecution<>(List.of(slot), policy, null, Duration.ofSeconds(1));
     try (InferenceTrace t = clocked.start("m", "req-long")) {
       try (TracedExecution<String>.Request r = exec.open(t)) {
