@@ -47,26 +47,6 @@ public class Log4j2AsyncBenchmark {
   private Logger logger;
   private final LongAdder offered = new LongAdder();
 
-  @State(Scope.Thread)
-  public static class Producer {
-    Pacer pacer;
-    long n;
-
-    @Setup(Level.Trial)
-    public void setUp(Log4j2AsyncBenchmark b, org.openjdk.jmh.infra.BenchmarkParams params) {
-      init(b, params.getThreads());
-    }
-
-    void init(Log4j2AsyncBenchmark b, int threads) {
-      pacer = new Pacer(b.totalRate / threads);
-      n = Thread.currentThread().getId() << 20;
-    }
-
-    @Setup(Level.Invocation)
-    public void pace() {
-      pacer.await();
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -85,7 +65,7 @@ public class Log4j2AsyncBenchmark {
   @Benchmark
   public long request(Producer p) {
     offered.increment();
-    String id = RequestShape.requestId(p.n++);
+    String id = p.nextRequestId();
     ThreadContext.put("request_id", id);
     try {
       long start = System.nanoTime();

@@ -45,26 +45,6 @@ public class LogbackAsyncBenchmark {
   private Logger logger;
   private final LongAdder offered = new LongAdder();
 
-  @State(Scope.Thread)
-  public static class Producer {
-    Pacer pacer;
-    long n;
-
-    @Setup(org.openjdk.jmh.annotations.Level.Trial)
-    public void setUp(LogbackAsyncBenchmark b, org.openjdk.jmh.infra.BenchmarkParams params) {
-      init(b, params.getThreads());
-    }
-
-    void init(LogbackAsyncBenchmark b, int threads) {
-      pacer = new Pacer(b.totalRate / threads);
-      n = Thread.currentThread().getId() << 20;
-    }
-
-    @Setup(org.openjdk.jmh.annotations.Level.Invocation)
-    public void pace() {
-      pacer.await();
-    }
-  }
 
   @Setup(org.openjdk.jmh.annotations.Level.Trial)
   public void setUp() {
@@ -108,7 +88,7 @@ public class LogbackAsyncBenchmark {
   @Benchmark
   public long request(Producer p) {
     offered.increment();
-    String id = RequestShape.requestId(p.n++);
+    String id = p.nextRequestId();
     MDC.put("request_id", id);
     try {
       long start = System.nanoTime();

@@ -28,9 +28,9 @@ public final class SustainedThroughput {
         TrtraceFileBenchmark b = new TrtraceFileBenchmark();
         b.setUp();
         for (int i = 0; i < threads; i++) {
-          TrtraceFileBenchmark.Producer p = new TrtraceFileBenchmark.Producer();
+          Producer p = new Producer();
           producers.add(new Thread(() -> {
-            p.init(b, threads);
+            p.init(0, threads);
             while (!stop.get()) {
               b.request(p);
             }
@@ -46,9 +46,9 @@ public final class SustainedThroughput {
         Log4j2AsyncBenchmark b = new Log4j2AsyncBenchmark();
         b.setUp();
         for (int i = 0; i < threads; i++) {
-          Log4j2AsyncBenchmark.Producer p = new Log4j2AsyncBenchmark.Producer();
+          Producer p = new Producer();
           producers.add(new Thread(() -> {
-            p.init(b, threads);
+            p.init(0, threads);
             while (!stop.get()) {
               b.request(p);
             }
@@ -60,9 +60,9 @@ public final class SustainedThroughput {
         LogbackAsyncBenchmark b = new LogbackAsyncBenchmark();
         b.setUp();
         for (int i = 0; i < threads; i++) {
-          LogbackAsyncBenchmark.Producer p = new LogbackAsyncBenchmark.Producer();
+          Producer p = new Producer();
           producers.add(new Thread(() -> {
-            p.init(b, threads);
+            p.init(0, threads);
             while (!stop.get()) {
               b.request(p);
             }

@@ -41,26 +41,6 @@ public class TrtraceFileBenchmark {
   private InferenceTracer tracer;
   private final LongAdder offered = new LongAdder();
 
-  @State(Scope.Thread)
-  public static class Producer {
-    Pacer pacer;
-    long n;
-
-    @Setup(Level.Trial)
-    public void setUp(TrtraceFileBenchmark b, org.openjdk.jmh.infra.BenchmarkParams params) {
-      init(b, params.getThreads());
-    }
-
-    void init(TrtraceFileBenchmark b, int threads) {
-      pacer = new Pacer(b.totalRate / threads);
-      n = Thread.currentThread().getId() << 20;
-    }
-
-    @Setup(Level.Invocation)
-    public void pace() {
-      pacer.await();
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -79,7 +59,7 @@ public class TrtraceFileBenchmark {
   @Benchmark
   public long request(Producer p) {
     offered.increment();
-    String id = RequestShape.requestId(p.n++);
+    String id = p.nextRequestId();
     try (RequestContext.Scope scope = RequestContext.with(id).model(RequestShape.MODEL).build().open();
         InferenceTrace t = tracer.start(RequestShape.MODEL)) {
       t.stage(Stage.QUEUE).close();

@@ -50,7 +50,7 @@ public final class UnicodeChars {
 
   /**
    * Whether a code point shows nothing (or nothing reliable) when printed, so that a digest writes it
-   * as a {@code ⟦U+XXXX⟧} marker: controls, every format character (Cf), line and paragraph
+   * as a {@code ⟦U+hhhh⟧} marker (hexadecimal code point): controls, every format character (Cf), line and paragraph
    * separators, surrogates, private-use and unassigned code points, and the invisible characters
    * flagged above. Tab, line feed and carriage return are not included: the digest turns them into
    * spaces.
