@@ -89,7 +89,11 @@ public final class HttpServerTracing {
       TracedRequest r = RequestTracing.accept(
           ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(RequestTracing.TRACESTATE));
       REQUESTS.put(exchange, r);
-      exchange.getResponseHeaders().set(RequestIds.HEADER, r.requestId());
+      // The response code is set by sendResponseHeaders: -1 means the headers are not sent yet (always so
+      // in the filter, which runs before the handler). Headers set later are dropped by the JDK.
+      if (exchange.getResponseCode() == -1) {
+        exchange.getResponseHeaders().set(RequestIds.HEADER, r.requestId());
+      }
       return r;
     }
 

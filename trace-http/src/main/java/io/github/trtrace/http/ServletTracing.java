@@ -7,11 +7,14 @@ import io.github.trtrace.http.internal.RequestTracing;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -52,7 +55,10 @@ public final class ServletTracing {
   /**
    * Answers an overloaded request: writes its {@code rejected} record (with the request ID and attribute
    * {@code http_status}) and responds {@code httpStatus} with the {@value RequestIds#HEADER} header and a
-   * JSON body {@code {"error":"service_unavailable","request_id":"..."}}.
+   * JSON body {@code {"error":"service_unavailable","request_id":"..."}}. Anything the handler buffered but
+   * did not send yet is discarded; when it already used {@link HttpServletResponse#getWriter()} the body goes
+   * through that writer. When the response is already committed (status and headers sent) only the record is
+   * written and the response is left as it is: neither status, header nor body can be changed any more.
    *
    * @param httpStatus 429 or 503
    * @throws IllegalArgumentException for another status (nothing is recorded or sent then)
@@ -64,11 +70,25 @@ public final class ServletTracing {
     RequestTracing.checkRejectStatus(httpStatus);
     TracedRequest r = request(request);
     byte[] body = RequestTracing.recordRejected(r, tracer, modelName, httpStatus);
+    if (response.isCommitted()) {
+      return;
+    }
+    response.resetBuffer();
     response.setStatus(httpStatus);
     response.setHeader(RequestIds.HEADER, r.requestId());
     response.setContentType("application/json");
     response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    ServletOutputStream out;
+    try {
+      out = response.getOutputStream();
+    } catch (IllegalStateException writerInUse) {
+      // The body is ASCII (the ID is sanitized), so any writer encoding gives the same bytes and length.
+      PrintWriter w = response.getWriter();
+      w.write(new String(body, StandardCharsets.US_ASCII));
+      w.flush();
+      return;
+    }
+    out.write(body);
   }
 
   private static TracedRequest decide(HttpServletRequest request, @Nullable HttpServletResponse response) {

@@ -47,6 +47,21 @@ class HttpServerTracingTest extends FilterContractTest {
       respond(ex, 200, RequestContext.current().requestId() + " " + HttpServerTracing.request(ex).requestId());
       return null;
     })).getFilters().add(HttpServerTracing.filter());
+    // Without the filter: the handler asks for the request before, or only after, sending its headers.
+    server.createContext("/unfiltered-early", ex -> {
+      String id = HttpServerTracing.request(ex).requestId();
+      respond(ex, 200, id);
+    });
+    server.createContext("/unfiltered-late", ex -> {
+      try (ex) {
+        ex.sendResponseHeaders(200, 0);
+        String id = HttpServerTracing.request(ex).requestId();
+        String echoed = String.valueOf(ex.getResponseHeaders().getFirst(RequestIds.HEADER));
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write((id + " echoed=" + echoed).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+    });
     server.start();
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
@@ -91,6 +106,23 @@ class HttpServerTracingTest extends FilterContractTest {
       String id = String.format("api-conc-%04d", i);
       assertThat(inFlight.get(i).join().body()).isEqualTo(id + " " + id);
     }
+  }
+
+  @Test
+  void withoutTheFilterTheIdIsEchoedWhileTheResponseHeadersAreNotSentYet() throws Exception {
+    HttpResponse<String> r = get("/unfiltered-early", RequestIds.HEADER, "api-early-1");
+
+    assertThat(r.body()).isEqualTo("api-early-1");
+    assertThat(r.headers().allValues(RequestIds.HEADER)).containsExactly("api-early-1");
+  }
+
+  @Test
+  void withoutTheFilterAndAfterTheHeadersWereSentTheResponseHeadersAreLeftAlone() throws Exception {
+    HttpResponse<String> r = get("/unfiltered-late", RequestIds.HEADER, "api-late-1");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("api-late-1 echoed=null");
+    assertThat(r.headers().firstValue(RequestIds.HEADER)).isEmpty();
   }
 
   @Test

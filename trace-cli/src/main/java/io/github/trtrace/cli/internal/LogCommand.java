@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** Shared by the commands that read logs: the streams, the progress option, path expansion. */
@@ -13,9 +14,11 @@ abstract class LogCommand implements Streams {
   PrintStream out = System.out;
   PrintStream err = System.err;
 
-  @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
-      description = "Progress bar on stderr when reading takes more than 2 s and stderr is a terminal (default: on).")
-  boolean progress;
+  @Option(names = "--progress", negatable = true,
+      description = "Progress bar on stderr when reading takes more than 2 s. Default: only when stderr is a"
+          + " terminal (on Linux /proc/self/fd/2 is /dev/pts/* or /dev/tty*; off where that cannot be told);"
+          + " --progress draws it anyway, --no-progress never.")
+  @Nullable Boolean progress;
 
   @Override
   public void streams(PrintStream out, PrintStream err) {
@@ -41,6 +44,6 @@ abstract class LogCommand implements Streams {
   }
 
   boolean showProgress() {
-    return progress && Progress.terminal();
+    return Progress.enabled(progress, Progress.stderrTarget());
   }
 }

@@ -1,11 +1,15 @@
 package io.github.trtrace.cli.internal;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A progress bar on stderr for long reads: shown only when enabled (stderr is a terminal and the user
- * did not turn it off) and once reading has taken more than {@link #DELAY_NANOS}; redrawn at most
+ * A progress bar on stderr for long reads: shown only when enabled ({@link #enabled}: stderr is a terminal,
+ * or the user asked for it) and once reading has taken more than {@link #DELAY_NANOS}; redrawn at most
  * five times a second and erased when reading ends. Bytes are counted as read from disk, so gzipped
  * files advance the bar by their compressed size.
  */
@@ -39,18 +43,31 @@ final class Progress {
   }
 
   /**
-   * Whether stderr is presumably a terminal: {@link System#console()} is non-null (stdin and stdout
-   * are terminals) and, on Java 22+ where a console exists even when redirected, it says it is one.
+   * Whether to draw: as {@code --progress} / {@code --no-progress} say when given, otherwise only when
+   * stderr, where the bar goes, is a terminal. Stdin and stdout do not matter: {@code stats > out.txt} on a
+   * terminal shows the bar, {@code 2> err.txt} does not write it into the file.
+   *
+   * @param override {@code true} for {@code --progress}, {@code false} for {@code --no-progress}, null when
+   *     neither was given
+   * @param stderrTarget what file descriptor 2 refers to (see {@link #stderrTarget()}), null when unknown
    */
-  static boolean terminal() {
-    java.io.Console c = System.console();
-    if (c == null) {
-      return false;
+  static boolean enabled(@Nullable Boolean override, @Nullable String stderrTarget) {
+    if (override != null) {
+      return override;
     }
+    return stderrTarget != null && (stderrTarget.startsWith("/dev/pts/") || stderrTarget.startsWith("/dev/tty"));
+  }
+
+  /**
+   * What this process's stderr refers to: the target of {@code /proc/self/fd/2} on Linux ({@code /dev/pts/3}
+   * for a terminal, a file path, {@code pipe:[...]}); null where that cannot be read (other systems), so
+   * the bar is off unless asked for.
+   */
+  static @Nullable String stderrTarget() {
     try {
-      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
-    } catch (ReflectiveOperationException e) {
-      return true; // Java < 22: a console means a terminal
+      return Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      return null;
     }
   }
 

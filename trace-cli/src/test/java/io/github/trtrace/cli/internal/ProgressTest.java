@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class ProgressTest {
   @Test
@@ -35,8 +36,48 @@ class ProgressTest {
   }
 
   @Test
-  void isOffWhenStdoutIsNotATerminal() {
-    // surefire's forked JVM has no terminal: the CLI must not draw into redirected output
-    assertThat(Progress.terminal()).isFalse();
+  void withoutAnOverrideItFollowsStderrOnly() {
+    assertThat(Progress.enabled(null, "/dev/pts/3")).isTrue();
+    assertThat(Progress.enabled(null, "/dev/tty1")).isTrue();
+    // stderr redirected: 2> err.txt, 2>&1 | less, 2> /dev/null
+    assertThat(Progress.enabled(null, "/home/u/err.txt")).isFalse();
+    assertThat(Progress.enabled(null, "pipe:[48213]")).isFalse();
+    assertThat(Progress.enabled(null, "/dev/null")).isFalse();
+    // not Linux, or /proc unreadable: off
+    assertThat(Progress.enabled(null, null)).isFalse();
+  }
+
+  @Test
+  void progressAndNoProgressOverrideWhatStderrIs() {
+    assertThat(Progress.enabled(true, "pipe:[48213]")).isTrue();
+    assertThat(Progress.enabled(true, null)).isTrue();
+    assertThat(Progress.enabled(false, "/dev/pts/3")).isFalse();
+  }
+
+  @Test
+  void theForkedTestJvmsStderrIsSeenAndIsNotATerminal() {
+    // surefire's fork writes stderr to a pipe or file (Linux here): its target is read, and it is no terminal
+    String target = Progress.stderrTarget();
+    assertThat(target).isNotNull().doesNotStartWith("/dev/pts/").doesNotStartWith("/dev/tty");
+    assertThat(Progress.enabled(null, target)).isFalse();
+  }
+
+  @Test
+  void theOptionIsTriState() {
+    StatsCommand absent = new StatsCommand();
+    new CommandLine(absent).parseArgs("x.jsonl");
+    StatsCommand on = new StatsCommand();
+    new CommandLine(on).parseArgs("--progress", "x.jsonl");
+    StatsCommand off = new StatsCommand();
+    new CommandLine(off).parseArgs("--no-progress", "x.jsonl");
+    assertThat(absent.progress).isNull();
+    assertThat(on.progress).isTrue();
+    assertThat(off.progress).isFalse();
+  }
+
+  @Test
+  void theHelpSaysTheBarFollowsStderrAndHowToOverrideIt() {
+    Cli help = Cli.run("stats", "--help");
+    assertThat((help.out() + help.err()).replaceAll("\\s+", " ")).contains("--[no-]progress", "stderr is a", "/proc/self/fd/2", "--no-progress never");
   }
 }
