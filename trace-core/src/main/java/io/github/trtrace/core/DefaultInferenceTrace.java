@@ -85,6 +85,11 @@ final class DefaultInferenceTrace implements InferenceTrace {
     }
   }
 
+  /** The wall-clock start, the record's {@code timestamp}. */
+  Instant startedAt() {
+    return startedAt;
+  }
+
   long startEpochNanos() {
     return startEpochNanos;
   }

@@ -147,6 +147,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
     } catch (RuntimeException e) {
       recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
+      if (handles != null) {
+        built = minimalRecord(trace, status, latencyMs);
+      }
     }
     if (handles != null && built != null) {
       for (int i = handles.length - 1; i >= 0; i--) {
@@ -161,6 +164,28 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     }
   }
+
+  /**
+   * What listeners get in {@code onEnd} when the full record could not be built (a sampler, redactor or
+   * record field failed): only what the trace itself knows, so that every listener still ends its trace
+   * (an OpenTelemetry span must end to be exported). Null in the unlikely case this fails too.
+   */
+  private static @Nullable InferenceRecord minimalRecord(DefaultInferenceTrace trace, Status status, double latencyMs) {
+    try {
+      return InferenceRecord.builder(trace.requestId(), trace.modelName())
+          .timestamp(trace.startedAt())
+          .status(status)
+          .errorType(RECORD_ERROR)
+          .latencyMs(latencyMs)
+          .build();
+    } catch (RuntimeException e) {
+      LOG.warn("trtrace could not build even a minimal record for listeners: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** The error type of the {@linkplain #minimalRecord minimal record}. */
+  static final String RECORD_ERROR = "trtrace.record_error";
 
   /** The latest reading, and the mean and maximum over the readings in effect during the request. */
   private InferenceRecord.Builder withGpu(InferenceRecord.Builder record, DefaultInferenceTrace trace) {

@@ -55,7 +55,10 @@ public interface TraceListener {
 
     /**
      * Once, on the ending thread, with the complete record, after the sampling decision:
-     * {@code record.sampledReason()} is null when the SDK's sampler did not keep the record.
+     * {@code record.sampledReason()} is null when the SDK's sampler did not keep the record. When the
+     * record could not be built (a failing sampler or redactor; counted in {@link
+     * TracerStats#recordErrors()}), {@code onEnd} still comes, with a minimal record: request ID, model,
+     * timestamp, status, latency and error type {@code "trtrace.record_error"}.
      */
     default void onEnd(InferenceRecord record, long endEpochNanos) {}
   }

@@ -168,4 +168,56 @@ class TraceListenerTest {
     assertThat(r.traceId()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
     assertThat(r.spanId()).isEqualTo("b7ad6b7169203331");
   }
+
+  @Test
+  void whenTheRecordCannotBeBuiltEveryListenerStillEndsWithAMinimalRecord() {
+    CapturingSink sink = CapturingSink.create();
+    List<InferenceRecord> endedA = new CopyOnWriteArrayList<>();
+    List<InferenceRecord> endedB = new CopyOnWriteArrayList<>();
+    Sampler failing = new Sampler() {
+      @Override
+      public String decide(String modelName, Status status, double latencyMs) {
+        throw new IllegalStateException("sampler bug");
+      }
+
+      @Override
+      public io.github.trtrace.core.sampling.SamplerStats stats() {
+        return Sampler.always().stats();
+      }
+    };
+    TraceListener a = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        endedA.add(record);
+      }
+    };
+    TraceListener b = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        endedB.add(record);
+      }
+    };
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).sampler(failing).listener(a).listener(b).build()) {
+      tracer.run("m", "req-broken", t -> {
+        t.outputTokens(3);
+        nanos.addAndGet(4_000_000);
+        t.error("Timeout");
+      });
+      tracer.flush().join();
+      assertThat(sink.records()).isEmpty();
+      assertThat(tracer.stats().recordErrors()).isEqualTo(1);
+      assertThat(tracer.stats().misuse()).isZero();
+    }
+    for (List<InferenceRecord> ended : List.of(endedA, endedB)) {
+      assertThat(ended).singleElement().satisfies(r -> {
+        assertThat(r.requestId()).isEqualTo("req-broken");
+        assertThat(r.modelName()).isEqualTo("m");
+        assertThat(r.status()).isEqualTo(Status.ERROR);
+        assertThat(r.errorType()).isEqualTo("trtrace.record_error");
+        assertThat(r.latencyMs()).isEqualTo(4.0);
+        assertThat(r.timestamp()).isEqualTo(START);
+        assertThat(r.sampledReason()).isNull();
+      });
+    }
+  }
 }

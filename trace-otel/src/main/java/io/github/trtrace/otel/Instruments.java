@@ -2,6 +2,7 @@ package io.github.trtrace.otel;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import io.github.trtrace.core.Status;
@@ -125,7 +126,7 @@ final class Instruments {
    * so a message never becomes a label, and bound the distinct values so the metric's cardinality stays low.
    */
   private String errorType(String t) {
-    String v = t.length() <= 128 ? t : t.substring(0, 128);
+    String v = label(t, 128);
     if (errorTypes.contains(v)) {
       return v;
     }
@@ -151,7 +152,19 @@ final class Instruments {
   }
 
   private static String bounded(String s) {
-    return s.length() <= MAX_EVENT_KIND_CHARS ? s : s.substring(0, MAX_EVENT_KIND_CHARS);
+    return label(s, MAX_EVENT_KIND_CHARS);
+  }
+
+  /**
+   * A metric label from host text: {@link RecordConvention#text(String) sanitised} (no unpaired
+   * surrogates), then cut to {@code max} chars without splitting a surrogate pair.
+   */
+  static String label(String s, int max) {
+    String v = RecordConvention.text(s);
+    if (v.length() <= max) {
+      return v;
+    }
+    return v.substring(0, Character.isHighSurrogate(v.charAt(max - 1)) ? max - 1 : max);
   }
 
   void recordBuild(Duration duration, double fusionRate, boolean success) {

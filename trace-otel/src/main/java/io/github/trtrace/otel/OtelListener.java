@@ -2,6 +2,7 @@ package io.github.trtrace.otel;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.redact.Redactor;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -54,7 +55,7 @@ final class OtelListener implements TrtraceOpenTelemetry {
   @Override
   public Handle onStart(InferenceTrace trace, long startEpochNanos) {
     try {
-      ModelNames names = names(trace.modelName());
+      ModelNames names = names(RecordConvention.text(trace.modelName()));
       Context parent = Context.current();
       SpanContext parentSpan = Span.fromContext(parent).getSpanContext();
       // A valid local span is the host's own (HTTP server) span: nest under it as INTERNAL.

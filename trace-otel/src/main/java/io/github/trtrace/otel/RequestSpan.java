@@ -3,6 +3,7 @@ package io.github.trtrace.otel;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.OutputFlag;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.TraceScope;
@@ -138,16 +139,17 @@ final class RequestSpan implements TraceListener.Handle {
       }
       // On the innermost open stage: an error during a launch lands on that launch's span.
       Span target = depth > 0 ? stageSpans[depth - 1] : root;
+      String kind = RecordConvention.text(event.kind());
       Attributes attributes =
           Attributes.of(
-              GenAiConvention.EVENT_KIND, event.kind(),
-              GenAiConvention.EVENT_SEVERITY, event.severity(),
-              GenAiConvention.EVENT_MESSAGE, event.message());
+              GenAiConvention.EVENT_KIND, kind,
+              GenAiConvention.EVENT_SEVERITY, RecordConvention.text(event.severity()),
+              GenAiConvention.EVENT_MESSAGE, RecordConvention.text(event.message()));
       double offset = event.offsetMs();
       if (Double.isFinite(offset) && offset >= 0) {
-        target.addEvent(event.kind(), attributes, startEpochNanos + Math.round(offset * 1e6), TimeUnit.NANOSECONDS);
+        target.addEvent(kind, attributes, startEpochNanos + Math.round(offset * 1e6), TimeUnit.NANOSECONDS);
       } else {
-        target.addEvent(event.kind(), attributes);
+        target.addEvent(kind, attributes);
       }
     } catch (RuntimeException e) {
       listener.error("onEvent", e);
@@ -189,21 +191,27 @@ final class RequestSpan implements TraceListener.Handle {
     }
   }
 
-  /** The record's outcome, usage and timings on the request span. */
+  /**
+   * The record's outcome, usage and timings on the request span. Text the host supplied goes through
+   * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates.
+   */
   private void annotate(InferenceRecord r) {
     AttributesBuilder a = Attributes.builder();
-    a.put(GenAiConvention.RESPONSE_MODEL, r.modelName());
+    a.put(GenAiConvention.RESPONSE_MODEL, RecordConvention.text(r.modelName()));
     a.put(GenAiConvention.STATUS, r.status().wireName());
     putCount(a, GenAiConvention.USAGE_INPUT_TOKENS, r.inputTokens());
     putCount(a, GenAiConvention.USAGE_OUTPUT_TOKENS, r.outputTokens());
     putCount(a, GenAiConvention.REQUEST_MAX_TOKENS, r.maxTokens());
     putFinite(a, GenAiConvention.REQUEST_TEMPERATURE, r.temperature());
     putFinite(a, GenAiConvention.REQUEST_TOP_P, r.topP());
-    if (r.finishReason() != null) {
-      a.put(GenAiConvention.RESPONSE_FINISH_REASONS, List.of(r.finishReason()));
+    String rawReason = r.finishReason();
+    @Nullable String finishReason = rawReason != null ? RecordConvention.text(rawReason) : null;
+    if (finishReason != null) {
+      a.put(GenAiConvention.RESPONSE_FINISH_REASONS, List.of(finishReason));
     }
-    if (r.engineFingerprint() != null) {
-      a.put(GenAiConvention.ENGINE_FINGERPRINT, r.engineFingerprint());
+    String fingerprint = r.engineFingerprint();
+    if (fingerprint != null) {
+      a.put(GenAiConvention.ENGINE_FINGERPRINT, RecordConvention.text(fingerprint));
     }
     if (!r.inputFlags().isEmpty()) {
       a.put(GenAiConvention.INPUT_FLAGS, wireNames(r.inputFlags(), InputFlag::wireName));
@@ -217,14 +225,15 @@ final class RequestSpan implements TraceListener.Handle {
     putSeconds(a, GenAiConvention.GPU_TIME, r.gpuMs());
     String reason = r.sampledReason();
     if (reason != null) {
-      a.put(GenAiConvention.SAMPLED_REASON, reason);
+      a.put(GenAiConvention.SAMPLED_REASON, RecordConvention.text(reason));
     }
     a.put(GenAiConvention.KEEP, mustKeep(r));
     if (listener.latencyAttributes) {
       latency(a, r);
     }
     if (r.status().isFailure()) {
-      String type = r.errorType() != null ? r.errorType() : r.status().wireName();
+      String errorType = r.errorType();
+      String type = errorType != null ? RecordConvention.text(errorType) : r.status().wireName();
       a.put(GenAiConvention.ERROR_TYPE, type);
       root.setStatus(StatusCode.ERROR, type);
     }
@@ -232,7 +241,7 @@ final class RequestSpan implements TraceListener.Handle {
       a.put(GenAiConvention.INPUT_MESSAGES, messages("user", input, null));
     }
     if (output != null) {
-      a.put(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, r.finishReason()));
+      a.put(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
     }
     root.setAllAttributes(a.build());
     layers(r.layers());
@@ -277,7 +286,7 @@ final class RequestSpan implements TraceListener.Handle {
       root.addEvent(
           GenAiConvention.EVENT_LAYER,
           Attributes.of(
-              GenAiConvention.LAYER_NAME, l.name(),
+              GenAiConvention.LAYER_NAME, RecordConvention.text(l.name()),
               GenAiConvention.LAYER_DURATION, l.ms() / 1000.0,
               GenAiConvention.LAYER_INVOCATIONS, (long) l.invocations()));
     }

@@ -3,7 +3,9 @@ package io.github.trtrace.otel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.testing.InMemorySink;
 import io.opentelemetry.api.OpenTelemetry;
@@ -12,6 +14,10 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.TracerBuilder;
 import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.trace.data.EventData;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -112,6 +118,62 @@ class RobustnessTest {
       } else {
         System.setProperty(GenAiConvention.CAPTURE_CONTENT_PROPERTY, previous);
       }
+    }
+  }
+
+  /** No lone UTF-16 surrogate left (they make OTLP's UTF-8 encoding fail or turn into '?'). */
+  private static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void hostTextOnSpansAndMetricsIsSanitisedByTheRecordConvention() throws Exception {
+    String longType = "E".repeat(10_240);
+    String control = "stop\u0000\u0007\n\u001b[31m";
+    try (OtelFixture fx = new OtelFixture()) {
+      fx.tracer.run("m", "req-adversarial", t -> {
+        t.error(longType);
+        t.engineFingerprint("fp-\uD800-x");
+        t.finishReason(control + "\uDFFF");
+        t.event("tensorrt.\uDBFF", "error", "x".repeat(5_000) + "\uD83D");
+        t.layers(List.of(new InferenceRecord.LayerTime("conv\uDC00", 1.5, 1)));
+        fx.advanceMs(2);
+      });
+      fx.record("req-adversarial");
+      SpanData root = fx.span("text_completion m");
+      var a = root.getAttributes();
+
+      String type = a.get(GenAiConvention.ERROR_TYPE);
+      assertThat(type).hasSize(RecordConvention.MAX_TEXT_LENGTH).endsWith("\u2026").isEqualTo(RecordConvention.text(longType));
+      assertThat(root.getStatus().getDescription()).isEqualTo(type);
+      assertThat(a.get(GenAiConvention.ENGINE_FINGERPRINT)).isEqualTo("fp-\uFFFD-x");
+      // Control characters are data, as in the JSON line (where they are escaped): only surrogates are repaired.
+      assertThat(a.get(GenAiConvention.RESPONSE_FINISH_REASONS)).containsExactly(control + "\uFFFD");
+
+      EventData event = root.getEvents().stream()
+          .filter(e -> !e.getName().equals(GenAiConvention.EVENT_LAYER)).findFirst().orElseThrow();
+      assertThat(event.getName()).isEqualTo("tensorrt.\uFFFD");
+      assertThat(event.getAttributes().get(GenAiConvention.EVENT_KIND)).isEqualTo("tensorrt.\uFFFD");
+      String message = event.getAttributes().get(GenAiConvention.EVENT_MESSAGE);
+      assertThat(message).hasSize(RecordConvention.MAX_TEXT_LENGTH).endsWith("\u2026");
+      assertThat(wellFormed(message)).isTrue();
+      assertThat(root.getEvents()).filteredOn(e -> e.getName().equals(GenAiConvention.EVENT_LAYER))
+          .singleElement().satisfies(e -> assertThat(e.getAttributes().get(GenAiConvention.LAYER_NAME)).isEqualTo("conv\uFFFD"));
+
+      MetricData duration = fx.metric(GenAiConvention.METRIC_REQUEST_DURATION).orElseThrow();
+      String label = duration.getHistogramData().getPoints().iterator().next().getAttributes().get(GenAiConvention.ERROR_TYPE);
+      assertThat(label).isEqualTo("E".repeat(128));
+      MetricData events = fx.metric(GenAiConvention.METRIC_TENSORRT_EVENTS).orElseThrow();
+      assertThat(events.getLongSumData().getPoints()).singleElement()
+          .satisfies(p -> assertThat(p.getAttributes().get(GenAiConvention.EVENT_KIND)).isEqualTo("tensorrt.\uFFFD"));
     }
   }
 }
