@@ -1,6 +1,5 @@
 package com.example.consumer;
 
-import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.context.RequestIds;
@@ -16,11 +15,10 @@ import java.util.Arrays;
 public final class Quickstart {
 
   private final Request request;
+  private final Response response = (name, value) -> System.out.println("response header " + name + ": " + value);
   private final String prompt;
   private final Tokenizer tokenizer = text -> Arrays.stream(text.split("\\s+")).mapToInt(String::hashCode).toArray();
   private final Engine engine = new Engine();
-  private int[] ids = new int[0];
-  private int remaining;
 
   private Quickstart(Request request, String prompt) {
     this.request = request;
@@ -36,35 +34,31 @@ public final class Quickstart {
   }
 
   private void run(Path logFile) {
-    // --- README Quickstart (with the log path as an argument)
     try (InferenceTracer tracer = InferenceTracer.builder()
-        .fromEnvironment()                                   // TRTRACE_* settings
         .jsonLinesFile(logFile)
+        .fromEnvironment()                                   // TRTRACE_* settings
         .build()) {                                          // close() drains
-
-      RequestIds.accept(request.header(RequestIds.HEADER)).toContext().model("llama-8b").run(() -> {
-        try (InferenceTrace t = tracer.start("llama-8b")) {    // queue time starts here
-          t.input(prompt);                                     // input_flags; no text kept by default
-          try (var s = t.stage(Stage.PREPROCESS)) { ids = tokenizer.encode(prompt); }
-          t.inputTokens(ids.length);
-          try (var s = t.stage(Stage.INFER)) { engine.run(ids); }
-          try (var s = t.stage(Stage.DECODE)) { while (next()) t.token(); }  // ttft_ms, tpot_ms
-        }
+      // --- README Quickstart (the per-request part)
+      String answer = tracer.call("llama-8b", request.getHeader(RequestIds.HEADER), t -> {
+        response.setHeader(RequestIds.HEADER, t.requestId());  // the ID the record carries
+        t.input(prompt);                                       // input_flags; no text kept by default
+        int[] ids = t.callStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
+        t.inputTokens(ids.length);
+        String text = t.callStage(Stage.DECODE, () -> engine.generate(ids, t::token));  // ttft_ms, tpot_ms
+        t.output(text);                                        // output_flags (garbled-output hints)
+        return text;
       });
+      // --- end of the README Quickstart
+      System.out.println("answer: " + answer);
     }
-    // --- end of the README Quickstart
-  }
-
-  private boolean next() {
-    if (remaining <= 0) {
-      return false;
-    }
-    remaining--;
-    return true;
   }
 
   interface Request {
-    String header(String name);
+    String getHeader(String name);
+  }
+
+  interface Response {
+    void setHeader(String name, String value);
   }
 
   interface Tokenizer {
@@ -72,16 +66,21 @@ public final class Quickstart {
   }
 
   /** Stands in for the user's engine: a small real computation, then one output token per input token. */
-  private final class Engine {
+  private static final class Engine {
     long checksum;
 
-    void run(int[] input) {
+    String generate(int[] input, Runnable onToken) {
+      StringBuilder out = new StringBuilder();
       for (int round = 0; round < 1_000; round++) {
         for (int id : input) {
           checksum = checksum * 31 + id + round;
         }
       }
-      remaining = input.length;
+      for (int i = 0; i < input.length; i++) {
+        onToken.run();
+        out.append(i == 0 ? "" : " ").append(Long.toHexString(checksum >>> i));
+      }
+      return out.toString();
     }
   }
 }
