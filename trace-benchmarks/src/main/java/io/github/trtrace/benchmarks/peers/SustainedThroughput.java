@@ -20,22 +20,14 @@ public final class SustainedThroughput {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : Runtime.getRuntime().availableProcessors();
     AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> producers = new ArrayList<>();
+    java.util.function.Consumer<Producer> request;
     Runnable teardown;
     long start;
     switch (sdk) {
       case "trtrace" -> {
         TrtraceFileBenchmark b = new TrtraceFileBenchmark();
         b.setUp();
-        for (int i = 0; i < threads; i++) {
-          Producer p = new Producer();
-          producers.add(new Thread(() -> {
-            p.init(0, threads);
-            while (!stop.get()) {
-              b.request(p);
-            }
-          }));
-        }
+        request = b::request;
         teardown = b::tearDown;
       }
       case "log4j2" -> {
@@ -45,32 +37,26 @@ public final class SustainedThroughput {
         System.setProperty("log4j2.asyncLoggerWaitStrategy", "Timeout");
         Log4j2AsyncBenchmark b = new Log4j2AsyncBenchmark();
         b.setUp();
-        for (int i = 0; i < threads; i++) {
-          Producer p = new Producer();
-          producers.add(new Thread(() -> {
-            p.init(0, threads);
-            while (!stop.get()) {
-              b.request(p);
-            }
-          }));
-        }
+        request = b::request;
         teardown = b::tearDown;
       }
       case "logback" -> {
         LogbackAsyncBenchmark b = new LogbackAsyncBenchmark();
         b.setUp();
-        for (int i = 0; i < threads; i++) {
-          Producer p = new Producer();
-          producers.add(new Thread(() -> {
-            p.init(0, threads);
-            while (!stop.get()) {
-              b.request(p);
-            }
-          }));
-        }
+        request = b::request;
         teardown = b::tearDown;
       }
       default -> throw new IllegalArgumentException("sdk must be trtrace, log4j2 or logback: " + sdk);
+    }
+    List<Thread> producers = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      Producer p = new Producer();
+      producers.add(new Thread(() -> {
+        p.init(0, threads);
+        while (!stop.get()) {
+          request.accept(p);
+        }
+      }));
     }
     start = System.nanoTime();
     producers.forEach(Thread::start);
