@@ -26,50 +26,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InferenceRecord {
 
-  /**
-   * The record's field names, in the order they are written: aliases of {@link RecordConvention}'s
-   * names, which owns them (with units and sanitising).
-   */
-  public static final class Fields {
-    public static final String TIMESTAMP = RecordConvention.TIMESTAMP;
-    public static final String REQUEST_ID = RecordConvention.REQUEST_ID;
-    public static final String MODEL_NAME = RecordConvention.MODEL_NAME;
-    public static final String STATUS = RecordConvention.STATUS;
-    public static final String ERROR_TYPE = RecordConvention.ERROR_TYPE;
-    public static final String LATENCY_MS = RecordConvention.LATENCY_MS;
-    public static final String TRACE_ID = RecordConvention.TRACE_ID;
-    public static final String SPAN_ID = RecordConvention.SPAN_ID;
-    public static final String INPUT_TOKENS = RecordConvention.INPUT_TOKENS;
-    public static final String OUTPUT_TOKENS = RecordConvention.OUTPUT_TOKENS;
-    public static final String MAX_TOKENS = RecordConvention.MAX_TOKENS;
-    public static final String TEMPERATURE = RecordConvention.TEMPERATURE;
-    public static final String TOP_P = RecordConvention.TOP_P;
-    public static final String FINISH_REASON = RecordConvention.FINISH_REASON;
-    public static final String QUEUE_MS = RecordConvention.QUEUE_MS;
-    public static final String PREPROCESS_MS = RecordConvention.PREPROCESS_MS;
-    public static final String INFER_MS = RecordConvention.INFER_MS;
-    public static final String GPU_MS = RecordConvention.GPU_MS;
-    public static final String DECODE_MS = RecordConvention.DECODE_MS;
-    public static final String POSTPROCESS_MS = RecordConvention.POSTPROCESS_MS;
-    public static final String TTFT_MS = RecordConvention.TTFT_MS;
-    public static final String TPOT_MS = RecordConvention.TPOT_MS;
-    public static final String GPU_UTIL = RecordConvention.GPU_UTIL;
-    public static final String GPU_UTIL_MEAN = RecordConvention.GPU_UTIL_MEAN;
-    public static final String GPU_UTIL_MAX = RecordConvention.GPU_UTIL_MAX;
-    public static final String GPU_MEM_UTIL_MEAN = RecordConvention.GPU_MEM_UTIL_MEAN;
-    public static final String GPU_MEM_UTIL_MAX = RecordConvention.GPU_MEM_UTIL_MAX;
-    public static final String GPU_MEM_USED_MB = RecordConvention.GPU_MEM_USED_MB;
-    public static final String ENGINE_FINGERPRINT = RecordConvention.ENGINE_FINGERPRINT;
-    public static final String SAMPLED_REASON = RecordConvention.SAMPLED_REASON;
-    public static final String INPUT_FLAGS = RecordConvention.INPUT_FLAGS;
-    public static final String INPUT_DIGEST = RecordConvention.INPUT_DIGEST;
-    public static final String OUTPUT_FLAGS = RecordConvention.OUTPUT_FLAGS;
-    public static final String EVENTS = RecordConvention.EVENTS;
-    public static final String LAYERS = RecordConvention.LAYERS;
-    public static final String ATTRIBUTES = RecordConvention.ATTRIBUTES;
-
-    private Fields() {}
-  }
 
   /**
    * Something that happened during the request, e.g. a TensorRT warning attributed to it.
@@ -454,22 +410,22 @@ public final class InferenceRecord {
       }
       checkCount("input_tokens", inputTokens);
       checkCount("output_tokens", outputTokens);
-      checkCount(Fields.MAX_TOKENS, maxTokens);
+      checkCount(RecordConvention.MAX_TOKENS, maxTokens);
       if (temperature < 0 || Double.isInfinite(temperature)) {
         throw new IllegalArgumentException("temperature must be a finite value >= 0: " + temperature);
       }
       if (topP < 0 || topP > 1) {
         throw new IllegalArgumentException("top_p must be between 0 and 1: " + topP);
       }
-      checkDuration(Fields.LATENCY_MS, latencyMs);
-      checkDuration(Fields.QUEUE_MS, queueMs);
-      checkDuration(Fields.PREPROCESS_MS, preprocessMs);
-      checkDuration(Fields.INFER_MS, inferMs);
-      checkDuration(Fields.GPU_MS, gpuMs);
-      checkDuration(Fields.DECODE_MS, decodeMs);
-      checkDuration(Fields.POSTPROCESS_MS, postprocessMs);
-      checkDuration(Fields.TTFT_MS, ttftMs);
-      checkDuration(Fields.TPOT_MS, tpotMs);
+      checkDuration(RecordConvention.LATENCY_MS, latencyMs);
+      checkDuration(RecordConvention.QUEUE_MS, queueMs);
+      checkDuration(RecordConvention.PREPROCESS_MS, preprocessMs);
+      checkDuration(RecordConvention.INFER_MS, inferMs);
+      checkDuration(RecordConvention.GPU_MS, gpuMs);
+      checkDuration(RecordConvention.DECODE_MS, decodeMs);
+      checkDuration(RecordConvention.POSTPROCESS_MS, postprocessMs);
+      checkDuration(RecordConvention.TTFT_MS, ttftMs);
+      checkDuration(RecordConvention.TPOT_MS, tpotMs);
       return new InferenceRecord(this);
     }
 

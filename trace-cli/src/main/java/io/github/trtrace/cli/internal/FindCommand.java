@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.trtrace.core.InferenceRecord.Fields;
+import io.github.trtrace.core.RecordConvention;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -94,7 +94,7 @@ public final class FindCommand extends LogCommand implements Callable<Integer> {
         return null;
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
-        boolean match = Fields.REQUEST_ID.equals(p.currentName());
+        boolean match = RecordConvention.REQUEST_ID.equals(p.currentName());
         JsonToken t = p.nextToken();
         if (match) {
           return t == JsonToken.VALUE_STRING ? p.getText() : null;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import io.github.trtrace.core.InferenceRecord.Fields;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Stage;
 import java.io.IOException;
 import java.time.Instant;
@@ -63,16 +63,16 @@ final class RecordParser {
       return "unreadable: " + e.getMessage();
     }
     if (r.requestId == null) {
-      return "no " + Fields.REQUEST_ID;
+      return "no " + RecordConvention.REQUEST_ID;
     }
     if (r.modelName == null) {
-      return "no " + Fields.MODEL_NAME;
+      return "no " + RecordConvention.MODEL_NAME;
     }
     if (r.status == null) {
-      return "no " + Fields.STATUS;
+      return "no " + RecordConvention.STATUS;
     }
     if (Double.isNaN(r.latencyMs)) {
-      return "no " + Fields.LATENCY_MS;
+      return "no " + RecordConvention.LATENCY_MS;
     }
     return null;
   }
@@ -84,35 +84,35 @@ final class RecordParser {
       return null;
     }
     switch (name) {
-      case Fields.REQUEST_ID:
+      case RecordConvention.REQUEST_ID:
         r.requestId = text(p, t);
         return r.requestId == null ? "request_id is not a string" : null;
-      case Fields.MODEL_NAME:
+      case RecordConvention.MODEL_NAME:
         r.modelName = text(p, t);
         return null;
-      case Fields.STATUS:
+      case RecordConvention.STATUS:
         r.status = text(p, t);
         return null;
-      case Fields.ERROR_TYPE:
+      case RecordConvention.ERROR_TYPE:
         r.errorType = text(p, t);
         return null;
       case FINISH_REASON:
         r.finishReason = text(p, t);
         return null;
-      case Fields.TIMESTAMP:
+      case RecordConvention.TIMESTAMP:
         String ts = text(p, t);
         r.timestampMicros = ts == null ? Rec.NO_TIME : micros(ts);
         return null;
-      case Fields.LATENCY_MS:
+      case RecordConvention.LATENCY_MS:
         r.latencyMs = number(p, t);
         return Double.isNaN(r.latencyMs) || r.latencyMs < 0 ? "latency_ms is not a number >= 0" : null;
-      case Fields.GPU_MS:
+      case RecordConvention.GPU_MS:
         r.gpuMs = number(p, t);
         return null;
-      case Fields.TTFT_MS:
+      case RecordConvention.TTFT_MS:
         r.ttftMs = number(p, t);
         return null;
-      case Fields.GPU_UTIL:
+      case RecordConvention.GPU_UTIL:
       case GPU_UTIL_MEAN:
         r.gpuUtil = number(p, t);
         return null;
@@ -122,16 +122,16 @@ final class RecordParser {
       case GPU_MEM_UTIL_MAX:
         r.gpuMemUtilMax = number(p, t);
         return null;
-      case Fields.INPUT_TOKENS:
+      case RecordConvention.INPUT_TOKENS:
         r.inputTokens = count(p, t);
         return null;
-      case Fields.OUTPUT_TOKENS:
+      case RecordConvention.OUTPUT_TOKENS:
         r.outputTokens = count(p, t);
         return null;
       case MAX_TOKENS:
         r.maxTokens = count(p, t);
         return null;
-      case Fields.INPUT_FLAGS:
+      case RecordConvention.INPUT_FLAGS:
         strings(p, t, r.inputFlags);
         return null;
       case OUTPUT_FLAGS:

@@ -1,7 +1,7 @@
 package io.github.trtrace.cli.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.github.trtrace.core.InferenceRecord.Fields;
+import io.github.trtrace.core.RecordConvention;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -16,49 +16,49 @@ final class Timeline {
 
   static String render(JsonNode r, String where) {
     StringBuilder sb = new StringBuilder();
-    double latency = num(r, Fields.LATENCY_MS);
-    sb.append("request ").append(text(r, Fields.REQUEST_ID)).append("   (").append(where).append(")\n");
-    sb.append("  ").append(text(r, Fields.TIMESTAMP)).append("  model ").append(text(r, Fields.MODEL_NAME))
-        .append("  status ").append(text(r, Fields.STATUS));
-    if (r.hasNonNull(Fields.ERROR_TYPE)) {
-      sb.append(" (").append(text(r, Fields.ERROR_TYPE)).append(')');
+    double latency = num(r, RecordConvention.LATENCY_MS);
+    sb.append("request ").append(text(r, RecordConvention.REQUEST_ID)).append("   (").append(where).append(")\n");
+    sb.append("  ").append(text(r, RecordConvention.TIMESTAMP)).append("  model ").append(text(r, RecordConvention.MODEL_NAME))
+        .append("  status ").append(text(r, RecordConvention.STATUS));
+    if (r.hasNonNull(RecordConvention.ERROR_TYPE)) {
+      sb.append(" (").append(text(r, RecordConvention.ERROR_TYPE)).append(')');
     }
     sb.append("  latency ").append(Fmt.ms(latency)).append('\n');
     List<String> facts = new ArrayList<>();
-    fact(facts, r, Fields.INPUT_TOKENS, "input tokens");
-    fact(facts, r, Fields.OUTPUT_TOKENS, "output tokens");
+    fact(facts, r, RecordConvention.INPUT_TOKENS, "input tokens");
+    fact(facts, r, RecordConvention.OUTPUT_TOKENS, "output tokens");
     fact(facts, r, RecordParser.MAX_TOKENS, "max_tokens");
     fact(facts, r, RecordParser.FINISH_REASON, "finish");
-    msFact(facts, r, Fields.TTFT_MS, "ttft");
-    msFact(facts, r, Fields.TPOT_MS, "tpot");
+    msFact(facts, r, RecordConvention.TTFT_MS, "ttft");
+    msFact(facts, r, RecordConvention.TPOT_MS, "tpot");
     if (!facts.isEmpty()) {
       sb.append("  ").append(String.join("   ", facts)).append('\n');
     }
     List<String> gpu = new ArrayList<>();
-    fact(gpu, r, Fields.GPU_UTIL, "gpu util %");
+    fact(gpu, r, RecordConvention.GPU_UTIL, "gpu util %");
     fact(gpu, r, RecordParser.GPU_UTIL_MEAN, "gpu util mean %");
     fact(gpu, r, RecordParser.GPU_UTIL_MAX, "gpu util max %");
     fact(gpu, r, "gpu_mem_util_mean", "gpu mem util mean %");
     fact(gpu, r, RecordParser.GPU_MEM_UTIL_MAX, "gpu mem util max %");
-    fact(gpu, r, Fields.GPU_MEM_USED_MB, "gpu mem MB");
-    fact(gpu, r, Fields.ENGINE_FINGERPRINT, "engine");
+    fact(gpu, r, RecordConvention.GPU_MEM_USED_MB, "gpu mem MB");
+    fact(gpu, r, RecordConvention.ENGINE_FINGERPRINT, "engine");
     if (!gpu.isEmpty()) {
       sb.append("  ").append(String.join("   ", gpu)).append('\n');
     }
-    for (String ids : new String[] {Fields.TRACE_ID, Fields.SPAN_ID, Fields.SAMPLED_REASON}) {
+    for (String ids : new String[] {RecordConvention.TRACE_ID, RecordConvention.SPAN_ID, RecordConvention.SAMPLED_REASON}) {
       if (r.hasNonNull(ids)) {
         sb.append("  ").append(ids).append(": ").append(text(r, ids)).append('\n');
       }
     }
-    sb.append("  flags: input ").append(list(r.get(Fields.INPUT_FLAGS))).append("   output ")
+    sb.append("  flags: input ").append(list(r.get(RecordConvention.INPUT_FLAGS))).append("   output ")
         .append(list(r.get(RecordParser.OUTPUT_FLAGS))).append('\n');
-    if (r.hasNonNull(Fields.INPUT_DIGEST)) {
-      sb.append("  input digest: ").append(text(r, Fields.INPUT_DIGEST)).append('\n');
+    if (r.hasNonNull(RecordConvention.INPUT_DIGEST)) {
+      sb.append("  input digest: ").append(text(r, RecordConvention.INPUT_DIGEST)).append('\n');
     }
     waterfall(sb, r, latency);
-    events(sb, r.get(Fields.EVENTS));
-    layers(sb, r.get(Fields.LAYERS));
-    JsonNode attrs = r.get(Fields.ATTRIBUTES);
+    events(sb, r.get(RecordConvention.EVENTS));
+    layers(sb, r.get(RecordConvention.LAYERS));
+    JsonNode attrs = r.get(RecordConvention.ATTRIBUTES);
     if (attrs != null && attrs.isObject() && attrs.size() > 0) {
       sb.append("  attributes:\n");
       for (Iterator<Map.Entry<String, JsonNode>> it = attrs.fields(); it.hasNext(); ) {
@@ -95,8 +95,8 @@ final class Timeline {
       }
       sb.append(String.format(Locale.ROOT, "  %-13s %10.1f %10.1f  |%s|  %s%n", Stages.NAMES[i], at, v, bar(at, v, total),
           Fmt.pct(v / total)));
-      if (Stages.NAMES[i].equals("infer") && num(r, Fields.GPU_MS) >= 0) {
-        double g = num(r, Fields.GPU_MS);
+      if (Stages.NAMES[i].equals("infer") && num(r, RecordConvention.GPU_MS) >= 0) {
+        double g = num(r, RecordConvention.GPU_MS);
         sb.append(String.format(Locale.ROOT, "  %-13s %10s %10.1f  |%s|  %s of infer%n", "  gpu", "", g, bar(at, g, total),
             Fmt.pct(v > 0 ? g / v : Double.NaN)));
       }
@@ -107,7 +107,7 @@ final class Timeline {
       sb.append(String.format(Locale.ROOT, "  %-13s %10.1f %10.1f  |%s|  %s%n", "(unaccounted)", at, rest,
           bar(at, rest, total), Fmt.pct(rest / total)));
     }
-    double ttft = num(r, Fields.TTFT_MS);
+    double ttft = num(r, RecordConvention.TTFT_MS);
     if (ttft >= 0) {
       int pos = (int) Math.min(BAR - 1, Math.round(ttft / total * BAR));
       sb.append(String.format(Locale.ROOT, "  %-13s %10.1f %10s   %s^%n", "first token", ttft, "", " ".repeat(pos)));

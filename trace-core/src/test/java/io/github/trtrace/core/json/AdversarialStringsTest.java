@@ -6,7 +6,7 @@ import static io.github.trtrace.core.json.RecordFixtures.validate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.github.trtrace.core.InferenceRecord.Fields;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.internal.JsonWriter;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -49,12 +49,12 @@ class AdversarialStringsTest {
 
     JsonNode node = parse(line);
     String expected = expected(text, JsonWriter.DEFAULT_MAX_STRING_LENGTH);
-    assertThat(node.get(Fields.MODEL_NAME).asText()).isEqualTo(expected);
-    assertThat(node.get(Fields.ERROR_TYPE).asText()).isEqualTo(expected);
-    assertThat(node.get(Fields.EVENTS).get(0).get("message").asText()).isEqualTo(expected);
-    assertThat(node.get(Fields.LAYERS).get(0).get("name").asText()).isEqualTo(expected);
-    assertThat(node.get(Fields.ATTRIBUTES).get(expected).asText()).isEqualTo(expected);
-    assertThat(node.get(Fields.INPUT_DIGEST).asText())
+    assertThat(node.get(RecordConvention.MODEL_NAME).asText()).isEqualTo(expected);
+    assertThat(node.get(RecordConvention.ERROR_TYPE).asText()).isEqualTo(expected);
+    assertThat(node.get(RecordConvention.EVENTS).get(0).get("message").asText()).isEqualTo(expected);
+    assertThat(node.get(RecordConvention.LAYERS).get(0).get("name").asText()).isEqualTo(expected);
+    assertThat(node.get(RecordConvention.ATTRIBUTES).get(expected).asText()).isEqualTo(expected);
+    assertThat(node.get(RecordConvention.INPUT_DIGEST).asText())
         .isEqualTo(expected(text, RecordJson.MAX_INPUT_DIGEST_LENGTH));
     assertThat(validate(line)).isEmpty();
   }

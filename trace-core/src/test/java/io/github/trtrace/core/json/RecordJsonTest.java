@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.InferenceRecord.Fields;
+import io.github.trtrace.core.RecordConvention;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -32,15 +32,15 @@ class RecordJsonTest {
     node.fieldNames().forEachRemaining(names::add);
     assertThat(names)
         .containsExactly(
-            Fields.TIMESTAMP, Fields.REQUEST_ID, Fields.MODEL_NAME, Fields.STATUS,
-            Fields.ERROR_TYPE, Fields.LATENCY_MS, Fields.TRACE_ID, Fields.SPAN_ID,
-            Fields.INPUT_TOKENS, Fields.OUTPUT_TOKENS, Fields.MAX_TOKENS, Fields.TEMPERATURE,
-            Fields.TOP_P, Fields.FINISH_REASON, Fields.QUEUE_MS, Fields.PREPROCESS_MS,
-            Fields.INFER_MS, Fields.GPU_MS, Fields.DECODE_MS, Fields.POSTPROCESS_MS,
-            Fields.TTFT_MS, Fields.TPOT_MS, Fields.GPU_UTIL, Fields.GPU_UTIL_MEAN,
-            Fields.GPU_UTIL_MAX, Fields.GPU_MEM_UTIL_MEAN, Fields.GPU_MEM_UTIL_MAX, Fields.GPU_MEM_USED_MB,
-            Fields.ENGINE_FINGERPRINT, Fields.SAMPLED_REASON, Fields.INPUT_FLAGS,
-            Fields.INPUT_DIGEST, Fields.OUTPUT_FLAGS, Fields.EVENTS, Fields.LAYERS, Fields.ATTRIBUTES);
+            RecordConvention.TIMESTAMP, RecordConvention.REQUEST_ID, RecordConvention.MODEL_NAME, RecordConvention.STATUS,
+            RecordConvention.ERROR_TYPE, RecordConvention.LATENCY_MS, RecordConvention.TRACE_ID, RecordConvention.SPAN_ID,
+            RecordConvention.INPUT_TOKENS, RecordConvention.OUTPUT_TOKENS, RecordConvention.MAX_TOKENS, RecordConvention.TEMPERATURE,
+            RecordConvention.TOP_P, RecordConvention.FINISH_REASON, RecordConvention.QUEUE_MS, RecordConvention.PREPROCESS_MS,
+            RecordConvention.INFER_MS, RecordConvention.GPU_MS, RecordConvention.DECODE_MS, RecordConvention.POSTPROCESS_MS,
+            RecordConvention.TTFT_MS, RecordConvention.TPOT_MS, RecordConvention.GPU_UTIL, RecordConvention.GPU_UTIL_MEAN,
+            RecordConvention.GPU_UTIL_MAX, RecordConvention.GPU_MEM_UTIL_MEAN, RecordConvention.GPU_MEM_UTIL_MAX, RecordConvention.GPU_MEM_USED_MB,
+            RecordConvention.ENGINE_FINGERPRINT, RecordConvention.SAMPLED_REASON, RecordConvention.INPUT_FLAGS,
+            RecordConvention.INPUT_DIGEST, RecordConvention.OUTPUT_FLAGS, RecordConvention.EVENTS, RecordConvention.LAYERS, RecordConvention.ATTRIBUTES);
   }
 
   @Test
@@ -97,10 +97,10 @@ class RecordJsonTest {
             .addLayer(new InferenceRecord.LayerTime("l", Double.NaN, -1))
             .build();
     JsonNode node = parse(RecordJson.toJson(r));
-    assertThat(node.get(Fields.GPU_UTIL).asDouble()).isEqualTo(100.0);
-    assertThat(node.has(Fields.GPU_MEM_USED_MB)).isFalse();
-    assertThat(node.get(Fields.INPUT_DIGEST).asText()).hasSize(100).endsWith("\u2026");
-    assertThat(node.get(Fields.LAYERS).get(0).toString()).isEqualTo("{\"name\":\"l\"}");
+    assertThat(node.get(RecordConvention.GPU_UTIL).asDouble()).isEqualTo(100.0);
+    assertThat(node.has(RecordConvention.GPU_MEM_USED_MB)).isFalse();
+    assertThat(node.get(RecordConvention.INPUT_DIGEST).asText()).hasSize(100).endsWith("\u2026");
+    assertThat(node.get(RecordConvention.LAYERS).get(0).toString()).isEqualTo("{\"name\":\"l\"}");
   }
 
   @Property(tries = 300)
@@ -110,14 +110,14 @@ class RecordJsonTest {
     Instant t = Instant.ofEpochSecond(seconds, nanos);
     InferenceRecord r = InferenceRecord.builder("req-1", "m").timestamp(t).latencyMs(1).build();
     String expected = REFERENCE.format(t.truncatedTo(ChronoUnit.MICROS));
-    assertThat(parse(RecordJson.toJson(r)).get(Fields.TIMESTAMP).asText()).isEqualTo(expected);
+    assertThat(parse(RecordJson.toJson(r)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo(expected);
   }
 
   @Test
   void clampsTimestampsOutsideFourDigitYears() {
     InferenceRecord late = InferenceRecord.builder("req-1", "m").timestamp(Instant.MAX).latencyMs(1).build();
     InferenceRecord early = InferenceRecord.builder("req-1", "m").timestamp(Instant.MIN).latencyMs(1).build();
-    assertThat(parse(RecordJson.toJson(late)).get(Fields.TIMESTAMP).asText()).isEqualTo("9999-12-31T23:59:59.999999Z");
-    assertThat(parse(RecordJson.toJson(early)).get(Fields.TIMESTAMP).asText()).isEqualTo("0000-01-01T00:00:00.000000Z");
+    assertThat(parse(RecordJson.toJson(late)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("9999-12-31T23:59:59.999999Z");
+    assertThat(parse(RecordJson.toJson(early)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("0000-01-01T00:00:00.000000Z");
   }
 }

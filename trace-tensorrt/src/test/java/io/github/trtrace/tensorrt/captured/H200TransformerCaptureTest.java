@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.captured;
 
+import io.github.trtrace.core.RecordConvention;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.InferenceRecord;
@@ -150,6 +151,6 @@ class H200TransformerCaptureTest {
     List<String> lines = resource("records-sample.jsonl").lines().toList();
     assertThat(lines).isNotEmpty().allSatisfy(l -> assertThat(l)
         .contains("\"gpu_ms\":", "\"ttft_ms\":", "\"tpot_ms\":", "\"infer_ms\":", "\"engine_fingerprint\":\"", "\"gpu_mem_util_mean\":"));
-    assertThat(InferenceRecord.Fields.LAYERS).isEqualTo("layers");
+    assertThat(RecordConvention.LAYERS).isEqualTo("layers");
   }
 }
