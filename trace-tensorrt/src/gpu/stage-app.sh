@@ -28,7 +28,7 @@ PY
   [ -n "$v" ] && echo "$v" || prop "$1"
 }
 JAVACPP=$(pprop javacpp.version); TRT=$(pprop tensorrt.preset.version); CUDA=$(pprop cuda.preset.version)
-SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version); JCTOOLS=$(prop jctools.version)
+SLF4J=$(prop slf4j.version); JACKSON=$(prop jackson.version); JCTOOLS=$(prop jctools.version); JSPECIFY=$(prop jspecify.version)
 echo "staging for TensorRT preset $TRT (javacpp $JAVACPP, cuda $CUDA) into $DEST"
 
 mvn -B -q -o -pl trace-tensorrt,trace-testing -am ${PROFILE:+-P$PROFILE} -Dmaven.javadoc.skip=true compile
@@ -55,7 +55,10 @@ JARS=(
 OUT=trace-tensorrt/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
 CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
-javac --release 17 -nowarn -cp "$CP" -d "$OUT/classes" $(find trace-tensorrt/src/gpu/java -name '*.java')
+# The network and a request's device state live in the examples (shared with the demo's TensorRT backend):
+# compiled here from source, so the check needs no examples build (and trace-tensorrt still depends on nothing).
+javac --release 17 -nowarn -cp "$CP:$M2/org/jspecify/jspecify/$JSPECIFY/jspecify-$JSPECIFY.jar" -d "$OUT/classes" \
+  $(find trace-tensorrt/src/gpu/java examples/src/main/java/io/github/trtrace/examples/tensorrt -name '*.java')
 
 rm -rf "$DEST" && mkdir -p "$DEST"
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator concludes from the records alone (the JSON Lines log): where latency goes, whether it
@@ -34,7 +35,51 @@ final class Analysis {
   /** One record, the fields the analysis uses. */
   record Rec(String id, Instant timestamp, String status, double latencyMs, int inputTokens, double queueMs,
       Map<String, Double> stages, List<String> inputFlags, List<String> outputFlags, String sampledReason,
-      String rejectedHeader) {
+      String rejectedHeader, Map<String, String> gpu) {
+    Rec(String id, Instant timestamp, String status, double latencyMs, int inputTokens, double queueMs,
+        Map<String, Double> stages, List<String> inputFlags, List<String> outputFlags, String sampledReason,
+        String rejectedHeader) {
+      this(id, timestamp, status, latencyMs, inputTokens, queueMs, stages, inputFlags, outputFlags, sampledReason,
+          rejectedHeader, Map.of());
+    }
+
+    /**
+     * The GPU line of a record served on the GPU: the roofline attributes ({@code gpu.bound}, arithmetic
+     * intensity, achieved bandwidth and FLOP rate as shares of the peaks, overall and for the decode steps)
+     * and NVML's memory-bandwidth utilisation; null for a CPU record.
+     */
+    @Nullable String gpuSummary() {
+      String bound = gpu.get("gpu.bound");
+      if (bound == null) {
+        return null;
+      }
+      StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+          "GPU %s ms: %s-bound by the roofline (%s FLOP/B), %s GB/s = %.0f%% of peak bandwidth, %.1f%% of peak FLOP/s",
+          gpu.getOrDefault("gpu_ms", "?"), bound, gpu.get("gpu.arith_intensity"), gpu.get("gpu.mem_bw_gbs"),
+          100 * num("gpu.mem_bw_util"), 100 * num("gpu.flops_util")));
+      if (gpu.containsKey("gpu.decode.bound")) {
+        sb.append(String.format(Locale.ROOT, "; decode steps %s-bound at %.0f%% of peak bandwidth",
+            gpu.get("gpu.decode.bound"), 100 * num("gpu.decode.mem_bw_util")));
+      }
+      if (gpu.containsKey("gpu.prefill.bound")) {
+        sb.append(String.format(Locale.ROOT, "; prefill %s-bound at %.0f%% of peak FLOP/s",
+            gpu.get("gpu.prefill.bound"), 100 * num("gpu.prefill.flops_util")));
+      }
+      if (gpu.containsKey("gpu_mem_util_mean")) {
+        sb.append("; NVML gpu_mem_util mean ").append(gpu.get("gpu_mem_util_mean")).append(" % max ")
+            .append(gpu.getOrDefault("gpu_mem_util_max", "?")).append(" %");
+      }
+      return sb.toString();
+    }
+
+    private double num(String key) {
+      try {
+        return Double.parseDouble(gpu.getOrDefault(key, "NaN"));
+      } catch (NumberFormatException e) {
+        return Double.NaN;
+      }
+    }
+
     double computeMs() {
       return latencyMs - queueMs;
     }
@@ -81,10 +126,26 @@ final class Analysis {
             n.path("status").asText(), n.path("latency_ms").asDouble(), n.path("input_tokens").asInt(0),
             n.path("queue_ms").asDouble(0), stages, strings(n.path("input_flags")),
             strings(n.path("output_flags")), n.path("sampled_reason").asText(""),
-            n.path("attributes").path("rejected_request_id").asText(null)));
+            n.path("attributes").path("rejected_request_id").asText(null), gpu(n)));
       }
     }
     return out;
+  }
+
+  /** The record's GPU figures: {@code gpu_ms}, NVML's {@code gpu_mem_util_*} and the {@code gpu.*} attributes. */
+  private static Map<String, String> gpu(JsonNode n) {
+    Map<String, String> g = new TreeMap<>();
+    for (String f : List.of("gpu_ms", "gpu_mem_util_mean", "gpu_mem_util_max", "gpu_util_mean")) {
+      if (n.has(f)) {
+        g.put(f, n.get(f).asText());
+      }
+    }
+    n.path("attributes").fields().forEachRemaining(e -> {
+      if (e.getKey().startsWith("gpu.")) {
+        g.put(e.getKey(), e.getValue().asText());
+      }
+    });
+    return g;
   }
 
   private static List<String> strings(JsonNode array) {
@@ -366,9 +427,14 @@ final class Analysis {
     }
     out.printf(Locale.ROOT, "   %d of the 10 slowest of those had %,d+ input tokens:%n",
         r.slowestLong(), LONG_INPUT);
-    r.slowest().stream().limit(3).forEach(s -> out.printf(Locale.ROOT,
-        "     %s  %,d tokens  %.0f ms  (queue %.0f ms, most time in %s)%n",
-        s.id(), s.inputTokens(), s.latencyMs(), s.queueMs(), s.dominantStage()));
+    r.slowest().stream().limit(3).forEach(s -> {
+      out.printf(Locale.ROOT, "     %s  %,d tokens  %.0f ms  (queue %.0f ms, most time in %s)%n",
+          s.id(), s.inputTokens(), s.latencyMs(), s.queueMs(), s.dominantStage());
+      String g = s.gpuSummary();
+      if (g != null) {
+        out.println("       " + g);
+      }
+    });
     if (!r.slowest().isEmpty()) {
       find(out, r.slowest().get(0).id(), file);
     }

@@ -1,11 +1,14 @@
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.IntToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What serves the model: the demo's {@link CpuBackend} by default; a TensorRT backend when one is on the
@@ -32,6 +35,16 @@ interface Backend extends AutoCloseable {
   /** The tokenizer matching the model's vocabulary. */
   Tokenizer tokenizer();
 
+  /** The most requests it serves at once (the service runs no more workers than this). */
+  default int maxConcurrency() {
+    return Integer.MAX_VALUE;
+  }
+
+  /** The GPU's utilisation for the tracer's poller ({@code gpu_util}, {@code gpu_mem_util}); null on the CPU. */
+  default @Nullable GpuMetricsSource gpuMetrics() {
+    return null;
+  }
+
   /**
    * Generates up to {@code maxTokens} tokens after {@code prompt}: prefill under {@code Stage.INFER}, then the
    * decode loop under {@code Stage.DECODE} (each step's engine launch an {@code INFER} inside it), marking
@@ -42,13 +55,36 @@ interface Backend extends AutoCloseable {
   @Override
   void close();
 
+  /**
+   * Greedy choice among {@code candidates} by {@code logit}, as both backends sample: tokens already produced
+   * ({@code used}) are penalised, and end of sequence is not chosen in the first 4 steps.
+   */
+  static int greedy(int[] candidates, IntToDoubleFunction logit, boolean[] used, int step) {
+    int best = -1;
+    double bestLogit = Double.NEGATIVE_INFINITY;
+    for (int t : candidates) {
+      if (t == Tokenizer.EOS && step < 4) {
+        continue;
+      }
+      double l = logit.applyAsDouble(t);
+      if (used[t]) {
+        l -= 1e4;
+      }
+      if (l > bestLogit) {
+        bestLogit = l;
+        best = t;
+      }
+    }
+    return best;
+  }
+
   /** A backend that may be available on this machine. */
   interface Provider {
     /** Short name, e.g. {@code "tensorrt"}. */
     String name();
 
     /** Null when this backend can run here; otherwise why not (no GPU, no TensorRT, ...). */
-    String unavailableReason();
+    @Nullable String unavailableReason();
 
     Backend create();
   }
@@ -58,8 +94,16 @@ interface Backend extends AutoCloseable {
    * why through {@code say}.
    */
   static Backend choose(Consumer<String> say) {
+    return choose(ServiceLoader.load(Provider.class), say);
+  }
+
+  /**
+   * The first of {@code providers} that is available and starts, otherwise the CPU backend; the line said
+   * names the chosen one and, for the CPU, why each provider was passed over (unavailable, or failed to start).
+   */
+  static Backend choose(Iterable<Provider> providers, Consumer<String> say) {
     List<String> skipped = new ArrayList<>();
-    for (Provider p : ServiceLoader.load(Provider.class)) {
+    for (Provider p : providers) {
       String reason;
       try {
         reason = p.unavailableReason();
@@ -67,9 +111,13 @@ interface Backend extends AutoCloseable {
         reason = e.toString();
       }
       if (reason == null) {
-        Backend b = p.create();
-        say.accept("backend: " + p.name() + " - " + b.description());
-        return b;
+        try {
+          Backend b = p.create();
+          say.accept("backend: " + p.name() + " - " + b.description());
+          return b;
+        } catch (RuntimeException | LinkageError e) {
+          reason = "failed to start: " + e;
+        }
       }
       skipped.add(p.name() + ": " + reason);
     }

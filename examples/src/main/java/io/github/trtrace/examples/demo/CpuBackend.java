@@ -121,28 +121,16 @@ final class CpuBackend implements Backend {
     return Arrays.copyOfRange(x, (n - 1) * DIM, n * DIM);
   }
 
-  /** Greedy over the word vocabulary; tokens already produced are penalised; no stop in the first 4 steps. */
+  /** Greedy over the word vocabulary (see {@link Backend#greedy}); logits from the tied output head. */
   private int sample(float[] hidden, boolean[] used, int step) {
-    int best = -1;
-    float bestLogit = Float.NEGATIVE_INFINITY;
-    for (int t : outputTokens) {
-      if (t == Tokenizer.EOS && step < 4) {
-        continue;
-      }
+    return Backend.greedy(outputTokens, t -> {
       float logit = 0;
       int row = t * DIM;
       for (int d = 0; d < DIM; d++) {
         logit += hidden[d] * embed[row + d];
       }
-      if (used[t]) {
-        logit -= 1e4f;
-      }
-      if (logit > bestLogit) {
-        bestLogit = logit;
-        best = t;
-      }
-    }
-    return best;
+      return logit;
+    }, used, step);
   }
 
   private static final class Layer {

@@ -81,14 +81,15 @@ public final class Demo {
     long t0 = System.nanoTime();
     out.println("== trtrace demo: an inference service over HTTP, traced per request ==");
     Backend backend = Backend.choose(out::println);
-    int places = o.workers() + o.queue();
+    int workers = Math.min(o.workers(), backend.maxConcurrency());
+    int places = workers + o.queue();
     int burst = 3 * places;
 
     // Capacity: serve a sample of the plan's own prompts in-process (after a JIT warm-up), untraced.
     LoadGenerator.Plan shape = LoadGenerator.plan(o.seed(), Math.max(o.poisson(), 120), 1, burst,
         BURST_WINDOW, o.maxTokens(), o.mix());
-    double serviceMs = measure(backend, shape.requests(), o.maxTokens(), o.workers());
-    double capacity = o.workers() * 1000 / serviceMs;
+    double serviceMs = measure(backend, shape.requests(), o.maxTokens(), workers);
+    double capacity = workers * 1000 / serviceMs;
     double rate = o.loadFraction() * capacity;
     int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(450, Math.round(rate * o.seconds())));
     String raised = "";
@@ -99,12 +100,12 @@ public final class Demo {
     }
     out.printf(Locale.ROOT, "capacity: %.1f ms per request on this prompt mix -> about %.0f requests/s on %d"
         + " workers; load: Poisson at %.1f/s%s, %d requests, plus a burst of %d within %d ms%n",
-        serviceMs, capacity, o.workers(), rate, raised, poisson, burst, BURST_WINDOW.toMillis());
+        serviceMs, capacity, workers, rate, raised, poisson, burst, BURST_WINDOW.toMillis());
     LoadGenerator.Plan plan = LoadGenerator.plan(o.seed(), poisson, rate, burst, BURST_WINDOW,
         o.maxTokens(), o.mix());
 
     List<LoadGenerator.Outcome> outcomes;
-    DemoService.Config config = new DemoService.Config(o.port(), o.workers(), o.queue(), o.log());
+    DemoService.Config config = new DemoService.Config(o.port(), workers, o.queue(), o.log());
     try (DemoService service = DemoService.start(config, backend, out::println)) {
       outcomes = LoadGenerator.run(service.uri(), plan, backend.modelName());
     }

@@ -11,6 +11,7 @@ import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.Slf4jSink;
 import io.github.trtrace.http.HttpServerTracing;
@@ -53,6 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class DemoService implements AutoCloseable {
   static final String PATH = "/v1/completions";
   static final int MAX_TOKENS_LIMIT = 256;
+  static final java.time.Duration GPU_POLL = java.time.Duration.ofMillis(50);
   private static final Logger log = LoggerFactory.getLogger(DemoService.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -119,6 +121,11 @@ public final class DemoService implements AutoCloseable {
         .inputDigest(true);
     say.accept("records: " + Analysis.display(config.log()) + " (JSON Lines) and SLF4J logger " + Slf4jSink.DEFAULT_LOGGER_NAME
         + " (Logback JSON encoder, logs/app.json)");
+    GpuMetricsSource gpu = backend.gpuMetrics();
+    if (gpu != null) {
+      tb.gpuMetrics(gpu, GPU_POLL);
+      say.accept("GPU metrics: NVML every " + GPU_POLL.toMillis() + " ms (gpu_util, gpu_mem_util on each record)");
+    }
     openTelemetry(tb, say);
     DemoService s = new DemoService(config, backend, tb.build());
     s.server.start();

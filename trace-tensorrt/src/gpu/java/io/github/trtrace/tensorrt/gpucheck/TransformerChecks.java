@@ -1,6 +1,8 @@
 package io.github.trtrace.tensorrt.gpucheck;
 
 import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.examples.tensorrt.Generation;
+import io.github.trtrace.examples.tensorrt.TransformerNetwork;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;

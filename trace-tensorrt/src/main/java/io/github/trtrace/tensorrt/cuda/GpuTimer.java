@@ -91,6 +91,24 @@ public final class GpuTimer implements AutoCloseable {
     return ms[0];
   }
 
+  /**
+   * Milliseconds of device time between start and stop, for a caller that already waited for the stream
+   * (or the stop event): reads the elapsed time directly, and waits for the stop event only if the device
+   * says it has not completed yet. Saves the extra {@code cudaEventSynchronize} of {@link #elapsedMs()} on
+   * the per-launch path.
+   */
+  public float elapsedMsCompleted() {
+    if (!stopped) {
+      throw new IllegalStateException("GpuTimer.elapsedMsCompleted() before start() and stop()");
+    }
+    int rc = cudaEventElapsedTime(ms, begin, end);
+    if (rc == cudaErrorNotReady) {
+      return elapsedMs();
+    }
+    CudaException.check("cudaEventElapsedTime", rc);
+    return ms[0];
+  }
+
   /** Destroys both events. Idempotent. */
   @Override
   public void close() {

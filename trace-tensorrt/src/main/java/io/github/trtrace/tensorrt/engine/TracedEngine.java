@@ -83,6 +83,12 @@ public final class TracedEngine implements AutoCloseable {
     /** Whether this request's launches are profiled per layer. */
     boolean profiled();
 
+    /**
+     * Device time (CUDA events) of this request's launches so far, in milliseconds: what {@code gpu_ms}
+     * adds up, for callers that split it by phase (prefill, decode).
+     */
+    double gpuMs();
+
     @Override
     void close();
   }
@@ -139,6 +145,11 @@ public final class TracedEngine implements AutoCloseable {
       @Override
       public boolean profiled() {
         return r.profiled();
+      }
+
+      @Override
+      public double gpuMs() {
+        return r.gpuMs();
       }
 
       @Override
@@ -380,7 +391,8 @@ public final class TracedEngine implements AutoCloseable {
 
       @Override
       public double gpuMs() {
-        return launched ? timer.elapsedMs() : Double.NaN;
+        // After synchronize(): the stop event has completed, so no second wait on it.
+        return launched ? timer.elapsedMsCompleted() : Double.NaN;
       }
 
       @Override

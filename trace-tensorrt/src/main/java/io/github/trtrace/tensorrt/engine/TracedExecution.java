@@ -108,6 +108,7 @@ final class TracedExecution<C> implements AutoCloseable {
     private final LayerTable layers = LayerTable.create();
     private final AtomicBoolean closed = new AtomicBoolean();
     private int launches;
+    private double gpuMs;
 
     private Request(InferenceTrace trace, boolean profiled) {
       this.trace = trace;
@@ -122,6 +123,11 @@ final class TracedExecution<C> implements AutoCloseable {
     /** Launches so far. */
     int launches() {
       return launches;
+    }
+
+    /** Device time of the launches so far (those that succeeded and were timed), ms. */
+    double gpuMs() {
+      return gpuMs;
     }
 
     /**
@@ -155,6 +161,7 @@ final class TracedExecution<C> implements AutoCloseable {
           }
           double gpu = slot.gpuMs();
           if (ok && !Double.isNaN(gpu)) {
+            gpuMs += gpu;
             trace.addGpuMs(gpu);
           }
           if (profiled && ok) {

@@ -167,6 +167,27 @@ class TracedExecutionTest {
   }
 
   @Test
+  void theRequestKeepsARunningDeviceTimeOfItsTimedLaunchesForPhaseSplits() throws Exception {
+    ScriptedSlot slot = new ScriptedSlot("ctx0");
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null,
+        Duration.ofSeconds(1));
+    try (InferenceTrace t = tracer.start("m", "req-split");
+        TracedExecution<String>.Request r = exec.open(t)) {
+      assertThat(r.gpuMs()).isZero();
+      assertThat(r.launch(c -> {})).isTrue();          // prefill
+      double prefill = r.gpuMs();
+      slot.launchResult = false;                        // a refused launch is not timed
+      assertThat(r.launch(c -> {})).isFalse();
+      slot.launchResult = true;
+      assertThat(r.launch(c -> {})).isTrue();
+      assertThat(r.launch(c -> {})).isTrue();
+      assertThat(prefill).isEqualTo(2.5);
+      assertThat(r.gpuMs() - prefill).isEqualTo(5.0);
+    }
+    assertThat(record("req-split").gpuMs()).isEqualTo(7.5);
+  }
+
+  @Test
   void aGenerationIsOneProfilingDecisionWithItsLayersSummedOverItsLaunches() throws Exception {
     ScriptedSlot slot = new ScriptedSlot("ctx0");
     int[] decisions = new int[1];

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.tensorrt;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -45,26 +45,40 @@ import org.bytedeco.tensorrt.nvinfer.Weights;
  * <p>{@link Fusion#BROKEN} marks each block's QKV and MLP-up MatMul outputs (before the bias) as
  * network outputs, so TensorRT must materialise them and cannot fuse MatMul + bias (+ GELU): the
  * deliberately worse build the build gate must catch.
+ *
+ * <p>Shared by the demo's TensorRT backend and the GPU check ({@code trace-tensorrt/src/gpu}, which
+ * compiles against the examples' classes; trace-tensorrt itself never depends on the examples).
+ *
+ * <pre>{@code
+ * INetworkDefinition net = builder.createNetworkV2(0);
+ * TransformerNetwork t = TransformerNetwork.define(net, TransformerNetwork.DEFAULT, 20261201L,
+ *     TransformerNetwork.Fusion.ALLOWED, name -> false);
+ * t.addProfile(builder, config);          // then build; t.releaseWeights() after
+ * }</pre>
  */
-final class TransformerNetwork {
+public final class TransformerNetwork {
 
   /** Model dimensions. */
-  record Config(int vocab, int hidden, int heads, int ffn, int blocks, int maxSeq) {
-    int headDim() {
+  public record Config(int vocab, int hidden, int heads, int ffn, int blocks, int maxSeq) {
+    /** Dimensions of one attention head. */
+    public int headDim() {
       return hidden / heads;
     }
 
-    long parameters() {
+    /** Parameters (weights and biases). */
+    public long parameters() {
       long perBlock = 4L * hidden * hidden + 2L * hidden * ffn + 9L * hidden + ffn;
       return (long) vocab * hidden * 2 + (long) maxSeq * hidden + blocks * perBlock + 2L * hidden;
     }
   }
 
   /** Whether the network lets TensorRT fuse MatMul + bias (+ activation). */
-  enum Fusion { ALLOWED, BROKEN }
+  public enum Fusion { ALLOWED, BROKEN }
 
-  static final Config DEFAULT = new Config(8192, 768, 12, 3072, 4, 2048);
-  static final float MASKED = -10000f;
+  /** The GPU check's model: 42 M parameters (hidden 768, 12 heads, FFN 3072, 4 blocks, vocabulary 8192). */
+  public static final Config DEFAULT = new Config(8192, 768, 12, 3072, 4, 2048);
+  /** The additive mask value where a query may not attend. */
+  public static final float MASKED = -10000f;
 
   private final INetworkDefinition net;
   private final Config c;
@@ -89,7 +103,7 @@ final class TransformerNetwork {
    * {@code fp32Layers} accepts are constrained to FP32 (precision and output types; the build needs
    * {@code kOBEY_PRECISION_CONSTRAINTS} for TensorRT to keep them).
    */
-  static TransformerNetwork define(
+  public static TransformerNetwork define(
       INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers) {
     TransformerNetwork t = new TransformerNetwork(net, c, seed, fusion, fp32Layers);
     t.define();
@@ -97,12 +111,12 @@ final class TransformerNetwork {
   }
 
   /** The layer names given, in order. */
-  List<String> layerNames() {
+  public List<String> layerNames() {
     return List.copyOf(layerNames);
   }
 
   /** Adds the optimisation profile (S 1..maxSeq, P 0..maxSeq-1) to {@code config}. */
-  void addProfile(IBuilder builder, IBuilderConfig config) {
+  public void addProfile(IBuilder builder, IBuilderConfig config) {
     IOptimizationProfile p = builder.createOptimizationProfile();
     int max = c.maxSeq();
     for (String in : List.of("input_ids", "position_ids")) {
@@ -129,7 +143,8 @@ final class TransformerNetwork {
     }
   }
 
-  static Dims64 dims(long... d) {
+  /** TensorRT dimensions of the given extents. */
+  public static Dims64 dims(long... d) {
     Dims64 out = new Dims64();
     out.nbDims(d.length);
     for (int i = 0; i < d.length; i++) {
@@ -310,7 +325,7 @@ final class TransformerNetwork {
   }
 
   /** Frees the host weights; call after the build. */
-  void releaseWeights() {
+  public void releaseWeights() {
     for (Pointer p : keep) {
       p.close();
     }

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.tensorrt;
 
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.DeviceMemory;
@@ -22,7 +22,7 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  * }
  * }</pre>
  */
-final class Generation implements AutoCloseable {
+public final class Generation implements AutoCloseable {
   private final TransformerNetwork.Config c;
   private final int maxTokens;
   private final CudaStream copies = CudaStream.createNonBlocking();
@@ -40,7 +40,8 @@ final class Generation implements AutoCloseable {
   private int set;        // which KV set is the past
   private boolean badShape;
 
-  Generation(TransformerNetwork.Config c, int maxTokens) {
+  /** Device buffers (and their host staging buffers) for requests of up to {@code maxTokens} positions. */
+  public Generation(TransformerNetwork.Config c, int maxTokens) {
     this.c = c;
     this.maxTokens = maxTokens;
     ids = DeviceMemory.allocate(4L * maxTokens);
@@ -61,7 +62,7 @@ final class Generation implements AutoCloseable {
   }
 
   /** Stages a prefill of {@code prompt} from an empty cache. */
-  void prefill(int[] prompt) {
+  public void prefill(int[] prompt) {
     past = 0;
     set = 0;
     badShape = false;
@@ -69,7 +70,7 @@ final class Generation implements AutoCloseable {
   }
 
   /** Stages one decode step of {@code token} after what the cache holds. */
-  void decode(int token) {
+  public void decode(int token) {
     stage(new int[] {token});
   }
 
@@ -77,7 +78,7 @@ final class Generation implements AutoCloseable {
    * Stages a step whose {@code input_ids} has {@code tokens} positions, more than the optimisation
    * profile allows when {@code tokens > maxSeq}: TensorRT refuses the shape (a real run-time error).
    */
-  void outOfProfile(int tokens) {
+  public void outOfProfile(int tokens) {
     past = 0;
     set = 0;
     step = tokens;
@@ -109,7 +110,7 @@ final class Generation implements AutoCloseable {
   }
 
   /** Binds the staged step on {@code ctx}: shapes and addresses of every input and output. */
-  void bind(IExecutionContext ctx, CudaStream unused) {
+  public void bind(IExecutionContext ctx, CudaStream unused) {
     if (badShape) {
       shape(ctx, "input_ids", 1, step); // refused by TensorRT: outside the profile
       return;
@@ -144,13 +145,13 @@ final class Generation implements AutoCloseable {
   }
 
   /** After a launch: the present cache becomes the past. */
-  void advance() {
+  public void advance() {
     past += step;
     set = 1 - set;
   }
 
   /** The staged step's last-position logits (after the launch finished). */
-  float[] lastLogits() {
+  public float[] lastLogits() {
     long row = (long) (step - 1) * c.vocab();
     logits.copyToAsync(hostLogits, 4L * row, 4L * c.vocab(), copies);
     copies.synchronize();
@@ -159,7 +160,8 @@ final class Generation implements AutoCloseable {
     return out;
   }
 
-  static int argmax(float[] v) {
+  /** Index of the largest value. */
+  public static int argmax(float[] v) {
     int best = 0;
     for (int i = 1; i < v.length; i++) {
       if (v[i] > v[best]) {
@@ -169,7 +171,8 @@ final class Generation implements AutoCloseable {
     return best;
   }
 
-  static double maxAbsDiff(float[] a, float[] b) {
+  /** Largest absolute element-wise difference. */
+  public static double maxAbsDiff(float[] a, float[] b) {
     double m = 0;
     for (int i = 0; i < a.length; i++) {
       m = Math.max(m, Math.abs(a[i] - b[i]));
@@ -177,7 +180,8 @@ final class Generation implements AutoCloseable {
     return m;
   }
 
-  static double maxAbs(float[] a) {
+  /** Largest absolute value. */
+  public static double maxAbs(float[] a) {
     return Arrays.stream(toDouble(a)).map(Math::abs).max().orElse(0);
   }
 
@@ -189,7 +193,8 @@ final class Generation implements AutoCloseable {
     return d;
   }
 
-  int past() {
+  /** Positions in the cache. */
+  public int past() {
     return past;
   }
 

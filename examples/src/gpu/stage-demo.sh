@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Stages the demo with its TensorRT backend for the GPU host, on the TensorRT 10.6 line (the only Maven
+# natives that build engines on the H200, see ../../../../shared/gpu/README.md): builds the examples and what
+# they depend on with -Ptrt-10.6, copies every run-time jar plus the linux-x86_64 JavaCPP natives of javacpp,
+# cuda and tensorrt 10.6 into one folder.
+# Usage: examples/src/gpu/stage-demo.sh [destination folder, default <root>/.gpu/demo]
+# Then on the GPU host (after the .gpu/trt106 carries): bash examples/src/gpu/run-demo-trt106.sh <folder>
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+DEST=${1:-$ROOT/.gpu/demo}
+M2=${M2_REPO:-$HOME/.m2/repository}
+cd "$ROOT"
+JAVACPP=1.5.11; TRT=10.6-1.5.11; CUDA=12.6-9.5-1.5.11
+rm -rf "$DEST" && mkdir -p "$DEST"
+# one reactor: each module's run-time dependencies (the examples' include the siblings' jars) into $DEST
+mvn -B -q -o -Ptrt-10.6 -pl examples -am -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
+  package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$DEST"
+cp examples/target/examples-*.jar "$DEST/"
+for a in javacpp/$JAVACPP/javacpp-$JAVACPP cuda/$CUDA/cuda-$CUDA tensorrt/$TRT/tensorrt-$TRT; do
+  cp "$M2/org/bytedeco/$a-linux-x86_64.jar" "$DEST/"
+done
+# trace-testing's own run-time jars (test libraries, not the demo's) and other platforms' natives
+rm -f "$DEST"/{assertj-core,byte-buddy,junit-,opentest4j,apiguardian}*.jar \
+  "$DEST"/*-windows-* "$DEST"/*-macosx-* "$DEST"/*-android-* 2>/dev/null || true
+du -sh "$DEST"; ls "$DEST"
