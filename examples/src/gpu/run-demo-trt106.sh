@@ -6,20 +6,20 @@ set -o pipefail
 source .gpu/trt106/env.sh || exit 3
 APP=${1:-/root/demo}
 RUN=/tmp/trtrace-demo && rm -rf $RUN && mkdir -p $RUN/logs && cd $RUN
-JOPTS="-Xmx24g --enable-native-access=ALL-UNNAMED -Dtrtrace.demo.engines=/root/engines -Dtrtrace.demo.logdir=$RUN/logs"
+JOPTS="-Xmx24g --enable-native-access=ALL-UNNAMED -Dtrtrace.demo.engines=/root/engines -Dtrtrace.demo.logdir=$RUN/logs -Dorg.slf4j.simpleLogger.defaultLogLevel=error"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv > $OUT/nvidia-smi.txt
 # an independent view of utilisation while everything runs (NVML through nvidia-smi, 200 ms)
 nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory,memory.used,clocks.sm --format=csv -lms 200 \
   > $OUT/nvidia-smi-samples.csv 2>&1 &
 SMI=$!
 date -u +"demo start %FT%TZ" | tee $OUT/demo.txt
-timeout ${DEMO_TIMEOUT:-300} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.Demo \
+timeout ${DEMO_TIMEOUT:-200} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.Demo \
   --log $RUN/logs/inference.log >> $OUT/demo.txt 2>&1
 echo "demo rc=$?" | tee -a $OUT/demo.txt
 tar czf $OUT/demo-logs.tgz -C $RUN logs
 date -u +"overhead start %FT%TZ" | tee $OUT/overhead-console.txt
-timeout ${OVERHEAD_TIMEOUT:-250} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.GpuOverhead \
-  $OUT/overhead.txt ${ROUNDS:-24} ${BLOCK:-12} >> $OUT/overhead-console.txt 2>&1
+timeout ${OVERHEAD_TIMEOUT:-330} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.GpuOverhead \
+  $OUT/overhead.txt ${ROUNDS:-32} ${BLOCK:-10} >> $OUT/overhead-console.txt 2>&1
 echo "overhead rc=$?" | tee -a $OUT/overhead-console.txt
 kill $SMI
 grep -v -E '^(\[|WARN|INFO|DEBUG)' $OUT/demo.txt | tail -80

@@ -22,4 +22,11 @@ done
 # trace-testing's own run-time jars (test libraries, not the demo's) and other platforms' natives
 rm -f "$DEST"/{assertj-core,byte-buddy,junit-,opentest4j,apiguardian}*.jar \
   "$DEST"/*-windows-* "$DEST"/*-macosx-* "$DEST"/*-android-* 2>/dev/null || true
+# The host's Java 25 is a jlink image without java.xml, which Logback's configuration needs: the run there
+# logs through slf4j-simple instead (run-demo-trt106.sh sets its level), records still go to the JSON Lines file.
+rm -f "$DEST"/logback-*.jar
+SLF4J=$(sed -n 's:.*<slf4j.version>\(.*\)</slf4j.version>.*:\1:p' pom.xml | head -1)
+[ -f "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar" ] || \
+  mvn -B -q dependency:get -Dartifact=org.slf4j:slf4j-simple:$SLF4J -Dtransitive=false
+cp "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar" "$DEST/"
 du -sh "$DEST"; ls "$DEST"

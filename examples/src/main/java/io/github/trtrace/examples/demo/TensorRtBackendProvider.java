@@ -31,6 +31,15 @@ public final class TensorRtBackendProvider implements Backend.Provider {
     if ("cpu".equals(System.getProperty("trtrace.demo.backend"))) {
       return "turned off (-Dtrtrace.demo.backend=cpu)";
     }
+    return Probe.REASON;
+  }
+
+  /** Probed once per JVM: natives that failed to load do not load later (a second try only says so). */
+  private static final class Probe {
+    static final @Nullable String REASON = probe();
+  }
+
+  private static @Nullable String probe() {
     try {
       Loader.load(cudart.class);
     } catch (Throwable e) { // UnsatisfiedLinkError and what JavaCPP wraps it in

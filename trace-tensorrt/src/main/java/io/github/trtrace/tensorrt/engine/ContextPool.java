@@ -90,11 +90,21 @@ final class ContextPool<C> implements AutoCloseable {
    * @throws IllegalStateException when the pool is closed
    */
   public Lease<C> borrow(Duration timeout, @Nullable String requestId) {
+    return borrow(timeout, requestId, -1);
+  }
+
+  /**
+   * Borrows slot {@code preferred} when it is free (a generation's launches stay on the context, stream and
+   * activation memory of its first launch), otherwise any slot as {@link #borrow(Duration, String)} does;
+   * {@code preferred} out of range means no preference.
+   */
+  Lease<C> borrow(Duration timeout, @Nullable String requestId, int preferred) {
     Objects.requireNonNull(timeout, "timeout");
     if (closed) {
       throw new IllegalStateException("context pool is closed");
     }
-    Integer slot = free.poll();
+    Integer slot = preferred >= 0 && preferred < slots.size() && free.remove(Integer.valueOf(preferred))
+        ? Integer.valueOf(preferred) : free.poll();
     if (slot == null) {
       waits.incrementAndGet();
       try {

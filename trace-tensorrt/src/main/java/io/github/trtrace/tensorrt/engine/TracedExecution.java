@@ -109,6 +109,8 @@ final class TracedExecution<C> implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private int launches;
     private double gpuMs;
+    /** The slot of the last launch: the next one prefers it (same context, stream and memory). */
+    private int lastSlot = -1;
 
     private Request(InferenceTrace trace, boolean profiled) {
       this.trace = trace;
@@ -144,7 +146,8 @@ final class TracedExecution<C> implements AutoCloseable {
         throw new IllegalStateException("launch on a closed request");
       }
       launches++;
-      try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, trace.requestId())) {
+      try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, trace.requestId(), lastSlot)) {
+        lastSlot = lease.slotId();
         ExecutionSlot<C> slot = lease.context();
         Thread me = Thread.currentThread();
         running.put(me, trace);

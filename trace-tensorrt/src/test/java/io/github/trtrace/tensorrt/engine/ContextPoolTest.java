@@ -39,6 +39,19 @@ class ContextPoolTest {
   }
 
   @Test
+  void aPreferredSlotIsTakenWhenFreeAndAnyOtherWhenNot() {
+    ContextPool<String> pool = ContextPool.create(List.of("ctx-0", "ctx-1", "ctx-2"));
+    ContextPool.Lease<String> first = pool.borrow(Duration.ofSeconds(1), "req-a", 2);
+    assertThat(first.slotId()).isEqualTo(2);
+    ContextPool.Lease<String> busy = pool.borrow(Duration.ofSeconds(1), "req-b", 2);
+    assertThat(busy.slotId()).isNotEqualTo(2);
+    first.close();
+    // returned to the tail of the queue, still taken first when preferred
+    assertThat(pool.borrow(Duration.ofSeconds(1), "req-a", 2).slotId()).isEqualTo(2);
+    assertThat(pool.borrow(Duration.ofSeconds(1), "req-c", 99).context()).isNotNull(); // out of range: none
+  }
+
+  @Test
   void borrowWithoutRequestContextHasNoRequestId() {
     ContextPool<String> pool = ContextPool.create(List.of("ctx"));
     try (ContextPool.Lease<String> lease = pool.borrow(Duration.ofMillis(10))) {

@@ -167,6 +167,21 @@ class TracedExecutionTest {
   }
 
   @Test
+  void aGenerationsLaunchesStayOnOneSlotWhileItIsFree() throws Exception {
+    List<ScriptedSlot> slots = List.of(new ScriptedSlot("ctx0"), new ScriptedSlot("ctx1"), new ScriptedSlot("ctx2"));
+    TracedExecution<String> exec = new TracedExecution<>(slots, ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    List<String> bound = new ArrayList<>();
+    try (InferenceTrace t = tracer.start("m", "req-sticky"); TracedExecution<String>.Request r = exec.open(t)) {
+      for (int i = 0; i < 6; i++) {   // prefill + 5 decode steps
+        assertThat(r.launch(bound::add)).isTrue();
+      }
+    }
+    // one context for the whole generation (before: the pool's FIFO rotated it over all three)
+    assertThat(bound).hasSize(6).containsOnly(bound.get(0));
+    assertThat(slots.stream().mapToInt(s -> s.launches).max().orElse(0)).isEqualTo(6);
+  }
+
+  @Test
   void theRequestKeepsARunningDeviceTimeOfItsTimedLaunchesForPhaseSplits() throws Exception {
     ScriptedSlot slot = new ScriptedSlot("ctx0");
     TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null,
