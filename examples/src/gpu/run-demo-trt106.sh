@@ -12,16 +12,18 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max
 nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory,memory.used,clocks.sm --format=csv -lms 200 \
   > $OUT/nvidia-smi-samples.csv 2>&1 &
 SMI=$!
-date -u +"demo start %FT%TZ" | tee $OUT/demo.txt
-timeout ${DEMO_TIMEOUT:-200} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.Demo \
-  --log $RUN/logs/inference.log >> $OUT/demo.txt 2>&1
-echo "demo rc=$?" | tee -a $OUT/demo.txt
-tar czf $OUT/demo-logs.tgz -C $RUN logs
+if [ -z "${SKIP_DEMO:-}" ]; then
+  date -u +"demo start %FT%TZ" | tee $OUT/demo.txt
+  timeout ${DEMO_TIMEOUT:-200} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.Demo \
+    --log $RUN/logs/inference.log >> $OUT/demo.txt 2>&1
+  echo "demo rc=$?" | tee -a $OUT/demo.txt
+  tar czf $OUT/demo-logs.tgz -C $RUN logs
+fi
 date -u +"overhead start %FT%TZ" | tee $OUT/overhead-console.txt
 timeout ${OVERHEAD_TIMEOUT:-330} $JAVA $JOPTS -cp "$APP/*" io.github.trtrace.examples.demo.GpuOverhead \
-  $OUT/overhead.txt ${ROUNDS:-32} ${BLOCK:-10} >> $OUT/overhead-console.txt 2>&1
+  $OUT/overhead.txt ${ROUNDS:-32} ${BLOCK:-10} ${QUADS:-0} >> $OUT/overhead-console.txt 2>&1
 echo "overhead rc=$?" | tee -a $OUT/overhead-console.txt
 kill $SMI
-grep -v -E '^(\[|WARN|INFO|DEBUG)' $OUT/demo.txt | tail -80
+[ -f $OUT/demo.txt ] && grep -v -E '^(\[|WARN|INFO|DEBUG)' $OUT/demo.txt | tail -80
 cat $OUT/overhead.txt
 tail -5 $OUT/overhead-console.txt

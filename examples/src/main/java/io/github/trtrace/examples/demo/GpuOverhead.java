@@ -31,10 +31,11 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  * <p>Method: interleaved blocks. Each round runs one block of {@code block} requests per mode, the modes'
  * order rotating from round to round (so drift and order effects hit every mode alike); a round's ratio is the
  * ratio of the two blocks' p50s. Reported: the median of the per-round ratios with their interquartile range,
- * and p50 / p99 / throughput over all requests of each mode. One thread, one request at a time.
+ * and p50 / p99 / throughput over all requests of each mode. Then full against noop alone in ABBA quads
+ * ({@link #quads}), which resolves a few tenths of a percent. One thread, one request at a time.
  *
  * <pre>{@code
- * java -cp ... io.github.trtrace.examples.demo.GpuOverhead out/overhead.txt 24 20
+ * java -cp ... io.github.trtrace.examples.demo.GpuOverhead out/overhead.txt 24 20 300   // rounds, block, quads
  * }</pre>
  */
 final class GpuOverhead {
@@ -51,6 +52,7 @@ final class GpuOverhead {
     Path report = Path.of(args.length > 0 ? args[0] : "overhead.txt");
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 24;
     int block = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+    int quads = args.length > 3 ? Integer.parseInt(args[3]) : 0;
     Files.deleteIfExists(report);
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     TensorRtBackendProvider provider = new TensorRtBackendProvider();
@@ -87,6 +89,9 @@ final class GpuOverhead {
           say(out, report, String.format(Locale.ROOT, "%n== %s: %d prompt tokens; %d rounds x %d requests per mode ==",
               m.name(), ids.length, rounds, block));
           say(out, report, measure(modes, rounds, block));
+          if (quads > 0) {
+            say(out, report, quads(modes.get("full"), modes.get("noop"), quads));
+          }
         }
         full.flush().join();
       } finally {
@@ -132,6 +137,47 @@ final class GpuOverhead {
       }
     }
     return table(names, ms, wall);
+  }
+
+  /**
+   * Full tracing against noop request by request, in ABBA quads (full, noop, noop, full, then the next quad
+   * starting with noop), so neighbouring requests share the device's state and the order cancels: each quad's
+   * ratio is (full + full) / (noop + noop). The median of the quad ratios with a 95 % interval for it (order
+   * statistics: ranks n/2 -+ 0.98 sqrt(n)), their interquartile range, and the pooled p50 and p99.
+   */
+  static String quads(Body full, Body noop, int n) throws Exception {
+    double[] ratio = new double[n];
+    double[] a = new double[2 * n];
+    double[] b = new double[2 * n];
+    for (int q = 0; q < n; q++) {
+      Body[] order = q % 2 == 0 ? new Body[] {full, noop, noop, full} : new Body[] {noop, full, full, noop};
+      double[] t = new double[4];
+      for (int i = 0; i < 4; i++) {
+        long t0 = System.nanoTime();
+        order[i].run();
+        t[i] = (System.nanoTime() - t0) / 1e6;
+      }
+      double fullMs = q % 2 == 0 ? t[0] + t[3] : t[1] + t[2];
+      double noopMs = q % 2 == 0 ? t[1] + t[2] : t[0] + t[3];
+      ratio[q] = fullMs / noopMs;
+      a[2 * q] = q % 2 == 0 ? t[0] : t[1];
+      a[2 * q + 1] = q % 2 == 0 ? t[3] : t[2];
+      b[2 * q] = q % 2 == 0 ? t[1] : t[0];
+      b[2 * q + 1] = q % 2 == 0 ? t[2] : t[3];
+    }
+    double[] s = sorted(ratio);
+    int lo = (int) Math.max(0, Math.floor(n / 2.0 - 0.98 * Math.sqrt(n)));
+    int hi = (int) Math.min(n - 1, Math.ceil(n / 2.0 + 0.98 * Math.sqrt(n)));
+    double[] sa = sorted(a);
+    double[] sb = sorted(b);
+    return String.format(Locale.ROOT,
+        "full/noop in ABBA quads: median quad ratio %.4f (95%% interval %.4f..%.4f; IQR %.4f..%.4f; %d quads,"
+            + " %d requests per mode); pooled p50 %.3f / %.3f ms = %.4f, p99 %.3f / %.3f ms = %.4f,"
+            + " throughput %.4f%n",
+        percentile(s, 0.5), s[lo], s[hi], percentile(s, 0.25), percentile(s, 0.75), n, 2 * n,
+        percentile(sa, 0.5), percentile(sb, 0.5), percentile(sa, 0.5) / percentile(sb, 0.5),
+        percentile(sa, 0.99), percentile(sb, 0.99), percentile(sa, 0.99) / percentile(sb, 0.99),
+        Arrays.stream(b).sum() / Arrays.stream(a).sum());
   }
 
   static String table(List<String> names, double[][][] ms, double[] wall) {
