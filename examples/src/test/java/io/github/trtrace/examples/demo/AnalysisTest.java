@@ -51,6 +51,27 @@ class AnalysisTest {
     assertThat(Analysis.pearson(new double[] {1, 2, 3}, new double[] {6, 4, 2})).isCloseTo(-1, within(1e-9));
   }
 
+  @Test
+  void aGpuRecordsRooflineAndNvmlFiguresReadAsOneLineAndACpuRecordHasNone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path log = dir.resolve("inference.log");
+    java.nio.file.Files.writeString(log, String.join("\n",
+        "{\"timestamp\":\"2026-12-01T11:25:00Z\",\"request_id\":\"api-demo-0215\",\"status\":\"success\","
+            + "\"latency_ms\":289.0,\"input_tokens\":2075,\"gpu_ms\":257.855,\"gpu_mem_util_mean\":4.714,"
+            + "\"gpu_mem_util_max\":15.0,\"attributes\":{\"gpu.bound\":\"memory\",\"gpu.arith_intensity\":\"38.28\","
+            + "\"gpu.mem_bw_gbs\":\"201.4\",\"gpu.mem_bw_util\":\"0.042\",\"gpu.flops_util\":\"0.008\","
+            + "\"gpu.decode.bound\":\"memory\",\"gpu.decode.mem_bw_util\":\"0.050\",\"gpu.prefill.bound\":\"compute\","
+            + "\"gpu.prefill.flops_util\":\"0.050\",\"http_status\":\"200\"}}",
+        "{\"timestamp\":\"2026-12-01T11:25:01Z\",\"request_id\":\"api-demo-0216\",\"status\":\"success\","
+            + "\"latency_ms\":20.0,\"input_tokens\":20}"));
+    List<Analysis.Rec> recs = Analysis.read(log);
+    assertThat(recs.get(0).gpu()).doesNotContainKey("http_status").containsEntry("gpu.bound", "memory");
+    assertThat(recs.get(0).gpuSummary()).isEqualTo("GPU 257.855 ms: memory-bound by the roofline (38.28 FLOP/B),"
+        + " 201.4 GB/s = 4% of peak bandwidth, 0.8% of peak FLOP/s; decode steps memory-bound at 5% of peak"
+        + " bandwidth; prefill compute-bound at 5% of peak FLOP/s; NVML gpu_mem_util mean 4.714 % max 15.0 %");
+    assertThat(recs.get(1).gpuSummary()).isNull();
+  }
+
   private static Analysis.Rec rec(String id, double atSeconds, String status, int tokens, List<String> in,
       List<String> out) {
     return new Analysis.Rec(id, Instant.EPOCH.plusMillis((long) (atSeconds * 1000)), status, 10 + tokens * 0.1,
