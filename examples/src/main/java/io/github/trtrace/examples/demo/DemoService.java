@@ -119,8 +119,9 @@ public final class DemoService implements AutoCloseable {
         .sink(JsonLinesFileSink.builder(config.log()).build())
         .sink(Slf4jSink.builder().build())
         .inputDigest(true);
+    String slf4j = LoggerFactory.getILoggerFactory().getClass().getName();
     say.accept("records: " + Analysis.display(config.log()) + " (JSON Lines) and SLF4J logger " + Slf4jSink.DEFAULT_LOGGER_NAME
-        + " (Logback JSON encoder, logs/app.json)");
+        + (slf4j.startsWith("ch.qos.logback.") ? " (Logback JSON encoder, logs/app.json)" : " (SLF4J backend " + slf4j + ")"));
     GpuMetricsSource gpu = backend.gpuMetrics();
     if (gpu != null) {
       tb.gpuMetrics(gpu, GPU_POLL);
