@@ -5,6 +5,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
+import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -72,16 +73,24 @@ public final class CpuBackendOverhead {
         LoadGenerator.plan(7L, 240, 1, 0, Duration.ZERO, MAX_TOKENS, LoadGenerator.Mix.PRODUCTION).requests();
     Path dir = Files.createTempDirectory("trtrace-cpu-overhead");
     CpuBackendOverhead b = new CpuBackendOverhead(plan);
-    InferenceTracer full = InferenceTracer.builder()
-        .sink(JsonLinesFileSink.builder(dir.resolve("inference.log")).build())
-        .inputDigest(true)
-        .build();
+    // -Dcpu.overhead.full=noop is the A/A check (both modes noop: every ratio must come out 1 within its
+    // interval); =discard keeps full tracing but drops the records instead of writing them (where is the cost).
+    String variant = System.getProperty("cpu.overhead.full", "file");
+    InferenceTracer full = switch (variant) {
+      case "noop" -> InferenceTracer.noop();
+      case "discard" -> InferenceTracer.builder().sink(RecordSink.named("discard", batch -> {})).inputDigest(true)
+          .build();
+      default -> InferenceTracer.builder()
+          .sink(JsonLinesFileSink.builder(dir.resolve("inference.log")).build())
+          .inputDigest(true)
+          .build();
+    };
     InferenceTracer noop = InferenceTracer.noop();
     try {
       long counts = plan.stream().filter(p -> p.kind() == LoadGenerator.Kind.LONG).count();
       System.out.printf(Locale.ROOT, "[cpu-overhead] %s; %d prompts (%d of 1,024+ tokens), %d tokens each,"
-          + " %d latency rounds, %d throughput block pairs on %d threads%n", b.backend.description(), plan.size(),
-          counts, MAX_TOKENS, rounds, pairs, threads);
+          + " %d latency rounds, %d throughput block pairs on %d threads; full = %s%n", b.backend.description(),
+          plan.size(), counts, MAX_TOKENS, rounds, pairs, threads, variant);
       b.latency(full, noop, rounds);
       b.throughput(full, noop, pairs, threads);
     } finally {
@@ -166,6 +175,19 @@ public final class CpuBackendOverhead {
     System.out.printf(Locale.ROOT, "[cpu-overhead] latency, 1 thread, %d rounds: p50 full %.3f ms, noop %.3f ms;"
         + " p99 full %.3f ms, noop %.3f ms%n", rounds, quantile(f, 0.5) / 1e6, quantile(n, 0.5) / 1e6,
         quantile(f, 0.99) / 1e6, quantile(n, 0.99) / 1e6);
+    for (LoadGenerator.Kind kind : LoadGenerator.Kind.values()) {
+      double[] k = new double[rounds];
+      int m = 0;
+      for (int i = 0; i < rounds; i++) {
+        if (prompts.get(i % prompts.size()).kind() == kind) {
+          k[m++] = ratios[i];
+        }
+      }
+      if (m > 0) {
+        System.out.printf(Locale.ROOT, "[cpu-overhead] %s prompts: %d rounds, paired median ratio %.4f%n",
+            kind.name().toLowerCase(Locale.ROOT), m, median(Arrays.copyOf(k, m)));
+      }
+    }
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_p50_ratio=%.4f (95%% %s)%n",
         quantile(f, 0.5) / quantile(n, 0.5), interval(p50));
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_p99_ratio=%.4f (95%% %s)%n",
