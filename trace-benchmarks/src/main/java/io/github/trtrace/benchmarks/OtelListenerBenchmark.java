@@ -132,10 +132,12 @@ public class OtelListenerBenchmark {
 
   private static OpenTelemetrySdk sdk(CountingSpans exporter) {
     return OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(BatchSpanProcessor.builder(exporter).build()).build())
+        .setTracerProvider(
+            SdkTracerProvider.builder().addSpanProcessor(BatchSpanProcessor.builder(exporter).build()).build())
         .setMeterProvider(
             SdkMeterProvider.builder()
-                .registerMetricReader(PeriodicMetricReader.builder(new DiscardMetrics()).setInterval(Duration.ofHours(1)).build())
+                .registerMetricReader(
+                    PeriodicMetricReader.builder(new DiscardMetrics()).setInterval(Duration.ofHours(1)).build())
                 .build())
         .build();
   }

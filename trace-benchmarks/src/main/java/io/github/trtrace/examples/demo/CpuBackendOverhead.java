@@ -38,19 +38,26 @@ import java.util.stream.Stream;
  *   <li><b>latency</b>, one serving thread: every round serves one prompt of the mix in both modes, back to
  *       back, the order alternating (full then noop, noop then full). Reported: p50 and p99 of each mode and
  *       their ratio, and the median of the per-prompt ratios (the same prompt, adjacent in time: the most
- *       precise estimate of the per-request overhead), each with a 95 % bootstrap interval over rounds;
+ *       precise estimate of the per-request overhead), each with a 95 % bootstrap interval over rounds; the
+ *       same median for short, medium and long prompts, and for the serving thread's CPU time (what tracing
+ *       costs on the CPU, without the time the thread spent descheduled);
  *   <li><b>throughput</b>, one serving thread per core (as the demo's workers): a block serves a fixed set of
- *       prompts (the longest first) from a shared index on every thread, timed until the last answer, and for full tracing until
- *       the tracer has flushed every record (so the background writer's encoding, compression and I/O, which
- *       compete with the workers for the cores, count); blocks of the two modes alternate ABBA. Reported:
- *       requests/s of each mode and their ratio with its bootstrap interval over block pairs.
+ *       prompts (the longest first) from a shared index on every thread, timed until the last answer, and for
+ *       full tracing until the tracer has flushed every record (so the background writer's encoding,
+ *       compression and I/O, which compete with the workers for the cores, count); blocks of the two modes
+ *       alternate ABBA. Reported: requests/s of each mode and their ratio with its bootstrap interval over
+ *       block pairs.
  * </ul>
  *
  * <p>It lives in the demo's package (a split package on the benchmark class path, as tests do) because the
  * backend, tokenizer and load generator are the demo's package-private classes; it uses them unchanged.
  *
+ * <p>{@code -Dcpu.overhead.full=noop} runs the A/A check (noop against noop: every ratio must come out 1
+ * within its interval); {@code =discard} traces fully but discards the records (no file I/O).
+ *
  * <pre>{@code
- * java -cp trace-benchmarks/target/benchmarks.jar io.github.trtrace.examples.demo.CpuBackendOverhead [rounds] [pairs]
+ * java -cp trace-benchmarks/target/benchmarks.jar io.github.trtrace.examples.demo.CpuBackendOverhead \
+ *     [rounds, default 600] [block pairs, default 10] [threads, default: cores]
  * }</pre>
  */
 public final class CpuBackendOverhead {
@@ -140,14 +147,17 @@ public final class CpuBackendOverhead {
     }
     long[] f = new long[rounds];
     long[] n = new long[rounds];
-    for (int r = 0; r < rounds; r++) {
+    long[] fCpu = new long[rounds];
+    long[] nCpu = new long[rounds];
+    for (int round = 0; round < rounds; round++) {
+      int r = round;
       LoadGenerator.Planned p = prompts.get(r % prompts.size());
       if ((r & 1) == 0) {
-        f[r] = serve(full, p);
-        n[r] = serve(noop, p);
+        fCpu[r] = cpu(() -> f[r] = serve(full, p));
+        nCpu[r] = cpu(() -> n[r] = serve(noop, p));
       } else {
-        n[r] = serve(noop, p);
-        f[r] = serve(full, p);
+        nCpu[r] = cpu(() -> n[r] = serve(noop, p));
+        fCpu[r] = cpu(() -> f[r] = serve(full, p));
       }
     }
     SplittableRandom random = new SplittableRandom(1);
@@ -175,6 +185,14 @@ public final class CpuBackendOverhead {
     System.out.printf(Locale.ROOT, "[cpu-overhead] latency, 1 thread, %d rounds: p50 full %.3f ms, noop %.3f ms;"
         + " p99 full %.3f ms, noop %.3f ms%n", rounds, quantile(f, 0.5) / 1e6, quantile(n, 0.5) / 1e6,
         quantile(f, 0.99) / 1e6, quantile(n, 0.99) / 1e6);
+    double[] cpuRatios = new double[rounds];
+    for (int i = 0; i < rounds; i++) {
+      cpuRatios[i] = (double) fCpu[i] / nCpu[i];
+    }
+    // On-CPU time of the serving thread: what tracing costs in instructions; the wall-clock ratio adds
+    // what it costs off the CPU (the thread descheduled for the tracer's writer or for other processes).
+    System.out.printf(Locale.ROOT, "[cpu-overhead] serving thread's CPU time: paired median ratio %.4f%n",
+        median(cpuRatios));
     for (LoadGenerator.Kind kind : LoadGenerator.Kind.values()) {
       double[] k = new double[rounds];
       int m = 0;
@@ -194,6 +212,16 @@ public final class CpuBackendOverhead {
         quantile(f, 0.99) / quantile(n, 0.99), interval(p99));
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_paired_median_ratio=%.4f (95%% %s)%n",
         median(ratios), interval(paired));
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /** CPU time of the calling thread while {@code work} runs, in nanoseconds. */
+  private static long cpu(Runnable work) {
+    long c0 = THREADS.getCurrentThreadCpuTime();
+    work.run();
+    return THREADS.getCurrentThreadCpuTime() - c0;
   }
 
   private void throughput(InferenceTracer full, InferenceTracer noop, int pairs, int threads) throws Exception {
