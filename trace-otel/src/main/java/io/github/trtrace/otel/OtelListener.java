@@ -26,6 +26,8 @@ final class OtelListener implements TrtraceOpenTelemetry {
   static final ContextKey<RequestSpan> CURRENT = ContextKey.named("trtrace-request-span");
   /** Per-model names and attributes are cached up to this many models (then computed per request). */
   private static final int MAX_CACHED_MODELS = 1024;
+  /** Finish-reason lists are shared up to this many distinct reasons (then built per request). */
+  private static final int MAX_CACHED_FINISH_REASONS = 64;
 
   final Tracer tracer;
   final Instruments instruments;
@@ -136,7 +138,7 @@ final class OtelListener implements TrtraceOpenTelemetry {
     List<String> list = finishReasons.get(reason);
     if (list == null) {
       list = List.of(reason);
-      if (finishReasons.size() < MAX_CACHED_MODELS) {
+      if (finishReasons.size() < MAX_CACHED_FINISH_REASONS) {
         finishReasons.putIfAbsent(reason, list);
       }
     }
