@@ -1,5 +1,6 @@
 package io.github.trtrace.benchmarks;
 
+import io.github.trtrace.benchmarks.peers.Producer;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
@@ -28,12 +29,13 @@ import io.opentelemetry.sdk.metrics.export.MetricExporter;
 import io.opentelemetry.sdk.metrics.export.PeriodicMetricReader;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,43 +43,59 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One traced request with OpenTelemetry on the real SDK (always-on sampler, spans through a
- * {@code SimpleSpanProcessor} to an exporter that discards, metrics aggregated for a periodic reader):
+ * One traced request with OpenTelemetry on the real SDK (always-on sampler, spans through the SDK's
+ * {@code BatchSpanProcessor} with its defaults to an exporter that counts and discards, metrics
+ * aggregated for a periodic reader), the caller's cost of each request sampled (JMH {@code SampleTime}):
  *
  * <ul>
  *   <li>{@link #tracedThroughTraceOtel}: the trtrace tracer with the trace-otel listener;
  *   <li>{@link #handWrittenOtel}: the peer, the trtrace tracer without a listener plus hand-written
  *       OTel instrumentation of the same shape: a SERVER span with the same attributes, made current
  *       around the body, one child span per stage (the launch inside decode), and the same six metric
- *       points. Goal: {@code tracedThroughTraceOtel / handWrittenOtel <= 1.15}.
+ *       points. Goal (issue 10): {@code tracedThroughTraceOtel / handWrittenOtel <= 1.15}, paced, at 1 and 2
+ *       threads.
  * </ul>
+ *
+ * <p>{@code totalRate} paces the producers as in the peer benchmarks ({@link Producer}: requests per second
+ * over all threads, the wait outside the measured time; 0 = saturation). The spans each variant offered and
+ * the exporter received are printed at the end of a trial: a faster variant that exported less is no win.
  */
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
 @Fork(1)
 @State(org.openjdk.jmh.annotations.Scope.Benchmark)
 public class OtelListenerBenchmark {
   private static final String MODEL = "llama-8b";
+  /** Spans per request: the request span and queue, preprocess, decode, its launch, postprocess. */
+  private static final int SPANS = 6;
+
+  /** Requests per second over all producer threads; 0 = saturation (no pacing). */
+  @Param({"0"})
+  public int totalRate;
 
   private OpenTelemetrySdk listenerSdk;
   private OpenTelemetrySdk handSdk;
   private InferenceTracer withListener;
   private InferenceTracer plain;
   private Hand hand;
-  private long n;
+  private final CountingSpans listenerSpans = new CountingSpans();
+  private final CountingSpans handSpans = new CountingSpans();
+  private final LongAdder listenerRequests = new LongAdder();
+  private final LongAdder handRequests = new LongAdder();
 
   @Setup(Level.Trial)
   public void setUp() {
-    listenerSdk = sdk();
-    handSdk = sdk();
+    listenerSdk = sdk(listenerSpans);
+    handSdk = sdk(handSpans);
     withListener = tracer(TrtraceOpenTelemetry.create(listenerSdk));
     plain = tracer(null);
     hand = new Hand(handSdk);
@@ -87,8 +105,17 @@ public class OtelListenerBenchmark {
   public void tearDown() {
     withListener.close();
     plain.close();
-    listenerSdk.close();
+    listenerSdk.close(); // flushes the batch processor
     handSdk.close();
+    report("trace-otel", listenerRequests.sum(), listenerSpans.exported.sum());
+    report("hand-written", handRequests.sum(), handSpans.exported.sum());
+  }
+
+  private static void report(String variant, long requests, long exported) {
+    if (requests > 0) {
+      System.out.printf("%n[%s] offered=%d requests (%d spans); exported spans=%d (%.1f%%)%n", variant, requests,
+          SPANS * requests, exported, 100.0 * exported / (SPANS * requests));
+    }
   }
 
   private static InferenceTracer tracer(io.github.trtrace.core.TraceListener listener) {
@@ -103,12 +130,14 @@ public class OtelListenerBenchmark {
     return b.build();
   }
 
-  private static OpenTelemetrySdk sdk() {
+  private static OpenTelemetrySdk sdk(CountingSpans exporter) {
     return OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(new DiscardSpans())).build())
+        .setTracerProvider(
+            SdkTracerProvider.builder().addSpanProcessor(BatchSpanProcessor.builder(exporter).build()).build())
         .setMeterProvider(
             SdkMeterProvider.builder()
-                .registerMetricReader(PeriodicMetricReader.builder(new DiscardMetrics()).setInterval(Duration.ofHours(1)).build())
+                .registerMetricReader(
+                    PeriodicMetricReader.builder(new DiscardMetrics()).setInterval(Duration.ofHours(1)).build())
                 .build())
         .build();
   }
@@ -127,7 +156,8 @@ public class OtelListenerBenchmark {
   }
 
   @Benchmark
-  public int tracedThroughTraceOtel() {
+  public int tracedThroughTraceOtel(Producer p) {
+    listenerRequests.increment();
     return withListener.call(MODEL, t -> {
       body(t);
       return t.requestId().length();
@@ -135,8 +165,9 @@ public class OtelListenerBenchmark {
   }
 
   @Benchmark
-  public int handWrittenOtel() {
-    return hand.serve(plain, n++);
+  public int handWrittenOtel(Producer p) {
+    handRequests.increment();
+    return hand.serve(plain);
   }
 
   /** What a host writes by hand for the same spans and metrics, next to a listener-less trtrace tracer. */
@@ -172,7 +203,7 @@ public class OtelListenerBenchmark {
       output = metricBase.toBuilder().put(GenAiConvention.TOKEN_TYPE, "output").build();
     }
 
-    int serve(InferenceTracer plain, long n) {
+    int serve(InferenceTracer plain) {
       long t0 = System.nanoTime();
       Span root = tracer.spanBuilder("text_completion " + MODEL).setSpanKind(SpanKind.SERVER)
           .setAllAttributes(base).startSpan();
@@ -227,7 +258,7 @@ public class OtelListenerBenchmark {
         usage.record(128, input);
         usage.record(64, output);
         root.end();
-        return t.requestId().length() + (int) (n & 1);
+        return t.requestId().length();
       }
     }
 
@@ -269,9 +300,13 @@ public class OtelListenerBenchmark {
     }
   }
 
-  static final class DiscardSpans implements SpanExporter {
+  /** Counts the spans it receives and discards them. */
+  static final class CountingSpans implements SpanExporter {
+    final LongAdder exported = new LongAdder();
+
     @Override
     public CompletableResultCode export(Collection<SpanData> spans) {
+      exported.add(spans.size());
       return CompletableResultCode.ofSuccess();
     }
 

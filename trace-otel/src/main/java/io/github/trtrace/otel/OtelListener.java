@@ -13,6 +13,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,8 @@ final class OtelListener implements TrtraceOpenTelemetry {
   static final ContextKey<RequestSpan> CURRENT = ContextKey.named("trtrace-request-span");
   /** Per-model names and attributes are cached up to this many models (then computed per request). */
   private static final int MAX_CACHED_MODELS = 1024;
+  /** Finish-reason lists are shared up to this many distinct reasons (then built per request). */
+  private static final int MAX_CACHED_FINISH_REASONS = 64;
 
   final Tracer tracer;
   final Instruments instruments;
@@ -37,6 +40,8 @@ final class OtelListener implements TrtraceOpenTelemetry {
   private final @Nullable String serverAddress;
   private final int serverPort;
   private final Map<String, ModelNames> models = new ConcurrentHashMap<>();
+  /** {@code gen_ai.response.finish_reasons} values, one list per reason ("stop", "length", ...), bounded. */
+  private final Map<String, List<String>> finishReasons = new ConcurrentHashMap<>();
   private final LongAdder errors = new LongAdder();
 
   OtelListener(TrtraceOpenTelemetry.Builder b) {
@@ -126,6 +131,18 @@ final class OtelListener implements TrtraceOpenTelemetry {
   void error(String where, RuntimeException e) {
     errors.increment();
     Internal.LOG.warn("trtrace: OpenTelemetry listener failed in {} (ignored): {}", where, e.toString());
+  }
+
+  /** The one-element list of {@code reason}, shared by every request that ends for that reason. */
+  List<String> finishReasons(String reason) {
+    List<String> list = finishReasons.get(reason);
+    if (list == null) {
+      list = List.of(reason);
+      if (finishReasons.size() < MAX_CACHED_FINISH_REASONS) {
+        finishReasons.putIfAbsent(reason, list);
+      }
+    }
+    return list;
   }
 
   private ModelNames names(String model) {

@@ -11,7 +11,6 @@ import io.github.trtrace.core.internal.JsonWriter;
 import io.github.trtrace.core.sampling.Sampler;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
@@ -196,54 +195,55 @@ final class RequestSpan implements TraceListener.Handle {
    * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates.
    */
   private void annotate(InferenceRecord r) {
-    AttributesBuilder a = Attributes.builder();
-    a.put(GenAiConvention.RESPONSE_MODEL, RecordConvention.text(r.modelName()));
-    a.put(GenAiConvention.STATUS, r.status().wireName());
-    putCount(a, GenAiConvention.USAGE_INPUT_TOKENS, r.inputTokens());
-    putCount(a, GenAiConvention.USAGE_OUTPUT_TOKENS, r.outputTokens());
-    putCount(a, GenAiConvention.REQUEST_MAX_TOKENS, r.maxTokens());
-    putFinite(a, GenAiConvention.REQUEST_TEMPERATURE, r.temperature());
-    putFinite(a, GenAiConvention.REQUEST_TOP_P, r.topP());
+    // Straight onto the span: the SDK's Span.setAllAttributes sets them one by one anyway, so an
+    // Attributes built first (a growing list, sorted and de-duplicated, then copied) was pure garbage.
+    Span s = root;
+    s.setAttribute(GenAiConvention.RESPONSE_MODEL, RecordConvention.text(r.modelName()));
+    s.setAttribute(GenAiConvention.STATUS, r.status().wireName());
+    putCount(s, GenAiConvention.USAGE_INPUT_TOKENS, r.inputTokens());
+    putCount(s, GenAiConvention.USAGE_OUTPUT_TOKENS, r.outputTokens());
+    putCount(s, GenAiConvention.REQUEST_MAX_TOKENS, r.maxTokens());
+    putFinite(s, GenAiConvention.REQUEST_TEMPERATURE, r.temperature());
+    putFinite(s, GenAiConvention.REQUEST_TOP_P, r.topP());
     String rawReason = r.finishReason();
     @Nullable String finishReason = rawReason != null ? RecordConvention.text(rawReason) : null;
     if (finishReason != null) {
-      a.put(GenAiConvention.RESPONSE_FINISH_REASONS, List.of(finishReason));
+      s.setAttribute(GenAiConvention.RESPONSE_FINISH_REASONS, listener.finishReasons(finishReason));
     }
     String fingerprint = r.engineFingerprint();
     if (fingerprint != null) {
-      a.put(GenAiConvention.ENGINE_FINGERPRINT, RecordConvention.text(fingerprint));
+      s.setAttribute(GenAiConvention.ENGINE_FINGERPRINT, RecordConvention.text(fingerprint));
     }
     if (!r.inputFlags().isEmpty()) {
-      a.put(GenAiConvention.INPUT_FLAGS, wireNames(r.inputFlags(), InputFlag::wireName));
+      s.setAttribute(GenAiConvention.INPUT_FLAGS, wireNames(r.inputFlags(), InputFlag::wireName));
     }
     if (!r.outputFlags().isEmpty()) {
-      a.put(GenAiConvention.OUTPUT_FLAGS, wireNames(r.outputFlags(), OutputFlag::wireName));
+      s.setAttribute(GenAiConvention.OUTPUT_FLAGS, wireNames(r.outputFlags(), OutputFlag::wireName));
     }
-    putSeconds(a, GenAiConvention.QUEUE_TIME, r.queueMs());
-    putSeconds(a, GenAiConvention.TIME_TO_FIRST_TOKEN, r.ttftMs());
-    putSeconds(a, GenAiConvention.TIME_PER_OUTPUT_TOKEN, r.tpotMs());
-    putSeconds(a, GenAiConvention.GPU_TIME, r.gpuMs());
+    putSeconds(s, GenAiConvention.QUEUE_TIME, r.queueMs());
+    putSeconds(s, GenAiConvention.TIME_TO_FIRST_TOKEN, r.ttftMs());
+    putSeconds(s, GenAiConvention.TIME_PER_OUTPUT_TOKEN, r.tpotMs());
+    putSeconds(s, GenAiConvention.GPU_TIME, r.gpuMs());
     String reason = r.sampledReason();
     if (reason != null) {
-      a.put(GenAiConvention.SAMPLED_REASON, RecordConvention.text(reason));
+      s.setAttribute(GenAiConvention.SAMPLED_REASON, RecordConvention.text(reason));
     }
-    a.put(GenAiConvention.KEEP, mustKeep(r));
+    s.setAttribute(GenAiConvention.KEEP, mustKeep(r));
     if (listener.latencyAttributes) {
-      latency(a, r);
+      latency(s, r);
     }
     if (r.status().isFailure()) {
       String errorType = r.errorType();
       String type = errorType != null ? RecordConvention.text(errorType) : r.status().wireName();
-      a.put(GenAiConvention.ERROR_TYPE, type);
-      root.setStatus(StatusCode.ERROR, type);
+      s.setAttribute(GenAiConvention.ERROR_TYPE, type);
+      s.setStatus(StatusCode.ERROR, type);
     }
     if (input != null) {
-      a.put(GenAiConvention.INPUT_MESSAGES, messages("user", input, null));
+      s.setAttribute(GenAiConvention.INPUT_MESSAGES, messages("user", input, null));
     }
     if (output != null) {
-      a.put(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
+      s.setAttribute(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
     }
-    root.setAllAttributes(a.build());
     layers(r.layers());
   }
 
@@ -258,7 +258,7 @@ final class RequestSpan implements TraceListener.Handle {
   }
 
   /** The {@code gen_ai.latency.*} keys vLLM/SGLang write, in seconds, from the record's timings. */
-  private static void latency(AttributesBuilder a, InferenceRecord r) {
+  private static void latency(Span a, InferenceRecord r) {
     double queue = r.queueMs();
     putSeconds(a, GenAiConvention.LATENCY_TIME_IN_QUEUE, queue);
     putSeconds(a, GenAiConvention.LATENCY_TIME_TO_FIRST_TOKEN, r.ttftMs());
@@ -335,21 +335,21 @@ final class RequestSpan implements TraceListener.Handle {
     return out;
   }
 
-  private static void putCount(AttributesBuilder a, AttributeKey<Long> key, int v) {
+  private static void putCount(Span a, AttributeKey<Long> key, int v) {
     if (v >= 0) {
-      a.put(key, (long) v);
+      a.setAttribute(key, (long) v);
     }
   }
 
-  private static void putFinite(AttributesBuilder a, AttributeKey<Double> key, double v) {
+  private static void putFinite(Span a, AttributeKey<Double> key, double v) {
     if (Double.isFinite(v)) {
-      a.put(key, v);
+      a.setAttribute(key, v);
     }
   }
 
-  private static void putSeconds(AttributesBuilder a, AttributeKey<Double> key, double ms) {
+  private static void putSeconds(Span a, AttributeKey<Double> key, double ms) {
     if (Double.isFinite(ms)) {
-      a.put(key, ms / 1000.0);
+      a.setAttribute(key, ms / 1000.0);
     }
   }
 
