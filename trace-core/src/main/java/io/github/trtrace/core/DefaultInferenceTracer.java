@@ -6,6 +6,7 @@ import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.GpuMetricsPoller;
 import io.github.trtrace.core.internal.GpuUsage;
+import io.github.trtrace.core.internal.PendingOffer;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
@@ -20,7 +21,16 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
-/** The tracer: starts traces, turns ended traces into records, hands them to the dispatcher. */
+/**
+ * The tracer: starts traces, turns ended traces into records, hands them to the dispatcher.
+ *
+ * <p>Garbage-free (issue 10): an ended trace's {@link RecordEntry} goes to trtrace's own dispatcher
+ * as it is ({@link PendingOffer}); the worker builds the immutable record. The record is built on the
+ * caller only for a listener's {@code onEnd} or a user-supplied dispatcher. With {@link
+ * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse their thread's
+ * trace objects ({@link TraceCache}), since these methods bound the trace's lifetime: the body gets
+ * the trace, and it is ended and back in the cache when the body returns.
+ */
 final class DefaultInferenceTracer implements InferenceTracer {
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
@@ -35,6 +45,20 @@ final class DefaultInferenceTracer implements InferenceTracer {
   private final @Nullable GpuMetricsPoller gpuPoller;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TraceListener[] listeners;
+  /** The dispatcher when it is trtrace's own (takes entries), else null: records are built on the caller. */
+  private final @Nullable PendingOffer pendingOffer;
+  /** Free record entries; see {@link RecordEntry}. */
+  final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY);
+  /** Whether {@code call}/{@code run} reuse trace objects; see {@link InferenceTracer.Builder#garbageFree}. */
+  private final boolean garbageFree;
+  /** Per thread, the ended traces {@code call}/{@code run} reuse (garbage-free mode only). */
+  private final ThreadLocal<TraceCache> traceCache = ThreadLocal.withInitial(TraceCache::new);
+
+  /**
+   * Free entries kept: the default queue (8192) plus its reserve (1024) and a batch in the worker's
+   * hands, so that even a full queue recycles its entries. Entries are made on demand, not up front.
+   */
+  static final int ENTRY_POOL_CAPACITY = 16_384;
 
   final LongAdder started = new LongAdder();
   final LongAdder ended = new LongAdder();
@@ -53,7 +77,131 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.veryLongInputChars = b.veryLongInputChars;
     this.listeners = b.listeners.toArray(new TraceListener[0]);
     this.dispatcher = dispatcher;
+    this.pendingOffer = dispatcher instanceof PendingOffer ? (PendingOffer) dispatcher : null;
     this.gpuPoller = gpuPoller;
+    this.garbageFree = b.garbageFree;
+  }
+
+  /** Ended traces of one thread, for reuse by nested and later {@code call}/{@code run}. */
+  static final class TraceCache {
+    final DefaultInferenceTrace[] free = new DefaultInferenceTrace[4];
+    int count;
+  }
+
+  @Override
+  public <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
+    if (!garbageFree) {
+      return InferenceTracer.super.call(modelName, body);
+    }
+    RequestContext ctx = RequestContext.current();
+    String id = ctx.requestId();
+    return callPooled(modelName, id == null ? RequestIds.generate() : id, ctx.attributes(), body);
+  }
+
+  @Override
+  public <T, E extends Throwable> T call(String modelName, @Nullable String requestIdHeader, TracedCallable<T, E> body)
+      throws E {
+    if (!garbageFree || requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+      return InferenceTracer.super.call(modelName, requestIdHeader, body);
+    }
+    return callPooled(modelName, requestIdHeader, attributesFor(requestIdHeader), body);
+  }
+
+  @Override
+  public <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
+    if (!garbageFree) {
+      InferenceTracer.super.run(modelName, body);
+      return;
+    }
+    RequestContext ctx = RequestContext.current();
+    String id = ctx.requestId();
+    runPooled(modelName, id == null ? RequestIds.generate() : id, ctx.attributes(), body);
+  }
+
+  @Override
+  public <E extends Throwable> void run(String modelName, @Nullable String requestIdHeader, TracedRunnable<E> body)
+      throws E {
+    if (!garbageFree || requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+      InferenceTracer.super.run(modelName, requestIdHeader, body);
+      return;
+    }
+    runPooled(modelName, requestIdHeader, attributesFor(requestIdHeader), body);
+  }
+
+  /** The current context's attributes for a trace with the valid ID {@code id} (see {@link #start(String, String)}). */
+  private static Map<String, String> attributesFor(String id) {
+    RequestContext ctx = RequestContext.current();
+    Map<String, String> attributes = ctx.attributes();
+    if (attributes.containsKey(RequestIds.REJECTED_ATTRIBUTE) && !id.equals(ctx.requestId())) {
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.remove(RequestIds.REJECTED_ATTRIBUTE);
+    }
+    return attributes;
+  }
+
+  private <T, E extends Throwable> T callPooled(
+      String modelName, String id, Map<String, String> attributes, TracedCallable<T, E> body) throws E {
+    DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
+    try {
+      TraceScope scope = t.makeCurrent();
+      try {
+        return body.call(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        scope.close();
+        t.close();
+      }
+    } finally {
+      release(t);
+    }
+  }
+
+  private <E extends Throwable> void runPooled(
+      String modelName, String id, Map<String, String> attributes, TracedRunnable<E> body) throws E {
+    DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
+    try {
+      TraceScope scope = t.makeCurrent();
+      try {
+        body.run(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        scope.close();
+        t.close();
+      }
+    } finally {
+      release(t);
+    }
+  }
+
+  /** A trace of this thread's cache, re-initialised, or a new pooled one. */
+  private DefaultInferenceTrace acquire(String model, String id, Map<String, String> attributes) {
+    TraceCache cache = traceCache.get();
+    long epochNanos = DefaultInferenceTrace.toEpochNanos(wallClock.instant());
+    long nanos = nanoClock.getAsLong();
+    DefaultInferenceTrace t;
+    if (cache.count > 0) {
+      t = cache.free[--cache.count];
+      cache.free[cache.count] = null;
+      t.init(id, model, attributes, epochNanos, nanos);
+    } else {
+      t = new DefaultInferenceTrace(this, id, model, attributes, epochNanos, nanos);
+      t.pooled = true;
+    }
+    started.increment();
+    attach(t, id);
+    return t;
+  }
+
+  /** Back into this thread's cache once ended (a body that ended it and left it open is not possible). */
+  private void release(DefaultInferenceTrace t) {
+    TraceCache cache = traceCache.get();
+    if (t.isEndedForReuse() && cache.count < cache.free.length) {
+      cache.free[cache.count++] = t;
+    }
   }
 
   @Override
@@ -68,6 +216,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   @Override
   public InferenceTrace start(String modelName, @Nullable String requestId) {
+    if (requestId != null && RequestIds.isValid(requestId)) {
+      return begin(modelName == null ? "unknown" : modelName, requestId, attributesFor(requestId));
+    }
     RequestIds.Accepted accepted = RequestIds.accept(requestId);
     RequestContext ctx = RequestContext.current();
     Map<String, String> attributes = ctx.attributes();
@@ -85,8 +236,14 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   private DefaultInferenceTrace begin(String model, String id, Map<String, String> attributes) {
     started.increment();
-    DefaultInferenceTrace t =
-        new DefaultInferenceTrace(this, id, model, attributes, wallClock.instant(), nanoClock.getAsLong());
+    DefaultInferenceTrace t = new DefaultInferenceTrace(
+        this, id, model, attributes, DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    attach(t, id);
+    return t;
+  }
+
+  /** The GPU mark and the listeners' handles of a trace that just started. */
+  private void attach(DefaultInferenceTrace t, String id) {
     if (gpuPoller != null) {
       t.gpuMark = gpuPoller.mark();
     }
@@ -103,7 +260,6 @@ final class DefaultInferenceTracer implements InferenceTracer {
         }
       }
     }
-    return t;
   }
 
   void listenerFailed(String listener, String callback, String requestId, Throwable e) {
@@ -112,10 +268,18 @@ final class DefaultInferenceTracer implements InferenceTracer {
         listener, callback, requestId, e.toString());
   }
 
-  /** Called once per trace, on the thread that ended it. */
-  void finish(
+  /**
+   * Called once per trace, on the thread that ended it. Returns true when {@code record} was handed
+   * to the dispatcher (which then owns it); false when it stays the trace's (sampled out, dropped,
+   * failed, or built here into an immutable record that was offered instead).
+   *
+   * <p>Counting: every ended trace counts once, in {@code sampledOut}, {@code recordErrors} or the
+   * dispatcher's {@code offered}. A sampled-out trace whose record (built only for the listeners)
+   * fails to build stays counted as sampled out; the listeners get the minimal record.
+   */
+  boolean finish(
       DefaultInferenceTrace trace,
-      InferenceRecord.Builder record,
+      RecordEntry record,
       Status status,
       double latencyMs,
       @Nullable CharSequence input,
@@ -123,32 +287,60 @@ final class DefaultInferenceTracer implements InferenceTracer {
       long endEpochNanos) {
     ended.increment();
     InferenceRecord built = null;
+    boolean handedOff = false;
+    String reason = null;
+    boolean samplerFailed = false;
     try {
-      String reason = sampler.decide(trace.modelName(), status, latencyMs);
-      if (reason == null) {
-        sampledOut.increment();
-        if (handles == null) {
-          return; // nobody sees a sampled-out record: do not build it
-        }
-        built = withGpu(record, trace).build();
-      } else {
-        record.sampledReason(reason);
-        // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
-        // use the dispatcher's reserved capacity and carries the input digest when enabled.
-        boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
-        if (inputDigest && input != null && priority) {
-          record.inputDigest(redactor.digest(input));
-        }
-        built = withGpu(record, trace).build();
-        if (dispatcher.offer(built, priority)) {
-          enqueued.increment();
-        }
-      }
+      reason = sampler.decide(trace.modelName(), status, latencyMs);
     } catch (RuntimeException e) {
+      samplerFailed = true;
       recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
       if (handles != null) {
         built = minimalRecord(trace, status, latencyMs);
+      }
+    }
+    if (samplerFailed) {
+      // counted in recordErrors; the listeners get the minimal record
+    } else if (reason == null) {
+      sampledOut.increment();
+      if (handles == null) {
+        return false; // nobody sees a sampled-out record: do not build it
+      }
+      try {
+        built = withGpu(record, trace).build();
+      } catch (RuntimeException e) {
+        LOG.warn("trtrace could not build a sampled-out record for the listeners: {}", e.toString());
+        built = minimalRecord(trace, status, latencyMs);
+      }
+    } else {
+      try {
+        record.sampledReason = reason;
+        // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
+        // use the dispatcher's reserved capacity and carries the input digest when enabled.
+        boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
+        if (inputDigest && input != null && priority) {
+          record.inputDigest = redactor.digest(input);
+        }
+        withGpu(record, trace).check();
+        PendingOffer direct = pendingOffer;
+        if (handles == null && direct != null) {
+          handedOff = direct.offerPending(record, priority);
+          if (handedOff) {
+            enqueued.increment();
+          }
+        } else {
+          built = record.build();
+          if (dispatcher.offer(built, priority)) {
+            enqueued.increment();
+          }
+        }
+      } catch (RuntimeException e) {
+        recordErrors.increment();
+        LOG.warn("trtrace could not record a request: {}", e.toString());
+        if (handles != null) {
+          built = minimalRecord(trace, status, latencyMs);
+        }
       }
     }
     if (handles != null && built != null) {
@@ -163,6 +355,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         }
       }
     }
+    return handedOff;
   }
 
   /**
@@ -172,30 +365,39 @@ final class DefaultInferenceTracer implements InferenceTracer {
    */
   private static @Nullable InferenceRecord minimalRecord(DefaultInferenceTrace trace, Status status, double latencyMs) {
     try {
-      return InferenceRecord.builder(trace.requestId(), trace.modelName())
-          .timestamp(trace.startedAt())
-          .status(status)
-          .errorType(RECORD_ERROR)
-          .latencyMs(latencyMs)
-          .build();
+      return minimalRecord(trace.requestId(), trace.modelName(), trace.startedAt(), status, latencyMs);
     } catch (RuntimeException e) {
       LOG.warn("trtrace could not build even a minimal record for listeners: {}", e.toString());
       return null;
     }
   }
 
+  /** The minimal record: request, model, start, status, latency and error type {@value #RECORD_ERROR}. */
+  static InferenceRecord minimalRecord(
+      String requestId, String modelName, java.time.Instant timestamp, Status status, double latencyMs) {
+    return InferenceRecord.builder(requestId, modelName)
+        .timestamp(timestamp)
+        .status(status)
+        .errorType(RECORD_ERROR)
+        .latencyMs(Double.isNaN(latencyMs) || latencyMs < 0 || Double.isInfinite(latencyMs) ? 0 : latencyMs)
+        .build();
+  }
+
   /** The error type of the {@linkplain #minimalRecord minimal record}. */
   static final String RECORD_ERROR = "trtrace.record_error";
 
   /** The latest reading, and the mean and maximum over the readings in effect during the request. */
-  private InferenceRecord.Builder withGpu(InferenceRecord.Builder record, DefaultInferenceTrace trace) {
+  private RecordEntry withGpu(RecordEntry record, DefaultInferenceTrace trace) {
     GpuMetricsPoller.Mark start = trace.gpuMark;
     if (gpuPoller != null && start != null) {
       GpuReading g = gpuPoller.latest();
       GpuUsage u = gpuPoller.usageSince(start);
-      record.gpuUtil(g.utilPercent()).gpuMemUsedMb(g.memUsedMb())
-          .gpuUtilMean(u.utilMean()).gpuUtilMax(u.utilMax())
-          .gpuMemUtilMean(u.memUtilMean()).gpuMemUtilMax(u.memUtilMax());
+      record.gpuUtil = g.utilPercent();
+      record.gpuMemUsedMb = g.memUsedMb();
+      record.gpuUtilMean = u.utilMean();
+      record.gpuUtilMax = u.utilMax();
+      record.gpuMemUtilMean = u.memUtilMean();
+      record.gpuMemUtilMax = u.memUtilMax();
     }
     return record;
   }

@@ -405,6 +405,18 @@ public final class InferenceRecord {
      * @throws IllegalArgumentException if a count is below -1 or a duration is negative
      */
     public InferenceRecord build() {
+      check(latencyMs, inputTokens, outputTokens, maxTokens, temperature, topP,
+          queueMs, preprocessMs, inferMs, gpuMs, decodeMs, postprocessMs, ttftMs, tpotMs);
+      return new InferenceRecord(this);
+    }
+
+    /**
+     * The checks of {@link #build()}, on plain values: the tracer's pooled entry runs them on the
+     * caller (allocation-free unless a value is bad), so a record it hands to the worker builds.
+     */
+    static void check(double latencyMs, int inputTokens, int outputTokens, int maxTokens,
+        double temperature, double topP, double queueMs, double preprocessMs, double inferMs,
+        double gpuMs, double decodeMs, double postprocessMs, double ttftMs, double tpotMs) {
       if (Double.isNaN(latencyMs)) {
         throw new IllegalArgumentException("latency_ms is required");
       }
@@ -426,7 +438,6 @@ public final class InferenceRecord {
       checkDuration(RecordConvention.POSTPROCESS_MS, postprocessMs);
       checkDuration(RecordConvention.TTFT_MS, ttftMs);
       checkDuration(RecordConvention.TPOT_MS, tpotMs);
-      return new InferenceRecord(this);
     }
 
     private static void checkCount(String field, int v) {

@@ -183,6 +183,7 @@ public interface InferenceTracer extends AutoCloseable {
     Clock wallClock = Clock.systemUTC();
     LongSupplier nanoClock = System::nanoTime;
     @Nullable Dispatcher customDispatcher;
+    boolean garbageFree;
     private boolean built;
 
     Builder() {}
@@ -246,6 +247,35 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder inputDigest(boolean enabled) {
       this.inputDigest = enabled;
+      return this;
+    }
+
+    /**
+     * Garbage-free mode (issue 10; as Log4j2's {@code log4j2.enableThreadlocals}): {@link
+     * InferenceTracer#call call} and {@link InferenceTracer#run run} reuse their thread's trace
+     * objects instead of making one per request, so that a request traced with them (and a valid
+     * request ID, or the current context's) allocates nothing on the calling thread in steady state.
+     * Default off.
+     *
+     * <p>Every tracer already hands its records to the worker without building them on the caller
+     * (pooled entries; the worker builds the immutable record), and stage handles are not made per
+     * stage. What this option adds is the reuse of the trace itself, which is only safe because
+     * {@code call}/{@code run} bound its lifetime: <strong>with it on, the trace given to the body
+     * must not be used after the body returns</strong> (not kept in a field, not used by a task that
+     * outlives the body). Inside the body, calls after {@code close()} are ignored and counted as
+     * misuse as always, and so are calls on a trace that the body left behind until this thread
+     * starts its next traced call; from then on that object belongs to the new request, and a stale
+     * call would be recorded there. Traces from {@link InferenceTracer#start} are never reused.
+     * Listeners ({@link #listener}) and a user-supplied {@link #dispatcher} still allocate (they
+     * receive immutable records built on the caller).
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).garbageFree(true).build();
+     * tracer.run("llama-8b", requestId, t -> t.runStage(Stage.DECODE, () -> generate(t)));
+     * }</pre>
+     */
+    public Builder garbageFree(boolean enabled) {
+      this.garbageFree = enabled;
       return this;
     }
 

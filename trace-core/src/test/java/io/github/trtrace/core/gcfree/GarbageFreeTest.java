@@ -54,7 +54,7 @@ class GarbageFreeTest {
     assertThat(threads.isThreadAllocatedMemorySupported()).isTrue();
     threads.setThreadAllocatedMemoryEnabled(true);
 
-    InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).build();
+    InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).garbageFree(true).build();
     try {
       requests(tracer, 0, WARMUP);
       tracer.flush().join();
