@@ -80,6 +80,48 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.pendingOffer = dispatcher instanceof PendingOffer ? (PendingOffer) dispatcher : null;
     this.gpuPoller = gpuPoller;
     this.garbageFree = b.garbageFree;
+    this.systemClocks = b.systemClocks;
+    this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+  }
+
+  /**
+   * With the system clocks, a request's wall-clock start is derived from {@code System.nanoTime()}
+   * and a wall-clock reading taken at most {@link #RECALIBRATE_NANOS} earlier, because {@code
+   * Clock.instant()} makes an {@code Instant} per call (its {@code EPOCH} shortcut defeats escape
+   * analysis), and the record wants more than {@code currentTimeMillis()}'s precision. The derived
+   * time is off from the wall clock by the clocks' drift over at most a second (microseconds), plus
+   * any step the wall clock takes within that second. Test clocks ({@code clocks(...)}) are read as
+   * they are, once per trace.
+   */
+  private final boolean systemClocks;
+
+  static final long RECALIBRATE_NANOS = 1_000_000_000L;
+  private volatile Calibration calibration;
+
+  /** A wall-clock reading and the monotonic clock at the same moment. */
+  private static final class Calibration {
+    final long epochNanos;
+    final long nanos;
+
+    Calibration(long epochNanos, long nanos) {
+      this.epochNanos = epochNanos;
+      this.nanos = nanos;
+    }
+  }
+
+  /** The wall clock, in epoch nanos, at monotonic reading {@code nanos} (just taken). */
+  long epochNanosAt(long nanos) {
+    if (!systemClocks) {
+      return DefaultInferenceTrace.toEpochNanos(wallClock.instant());
+    }
+    Calibration c = calibration;
+    long since = nanos - c.nanos;
+    if (since < 0 || since >= RECALIBRATE_NANOS) {
+      c = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+      calibration = c;
+      since = Math.max(0, nanos - c.nanos);
+    }
+    return c.epochNanos + since;
   }
 
   /** Ended traces of one thread, for reuse by nested and later {@code call}/{@code run}. */
@@ -143,14 +185,14 @@ final class DefaultInferenceTracer implements InferenceTracer {
       String modelName, String id, Map<String, String> attributes, TracedCallable<T, E> body) throws E {
     DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
     try {
-      TraceScope scope = t.makeCurrent();
+      t.enterForBody();
       try {
         return body.call(t);
       } catch (Throwable e) {
         t.error(e);
         throw e;
       } finally {
-        scope.close();
+        t.exitBody();
         t.close();
       }
     } finally {
@@ -162,14 +204,14 @@ final class DefaultInferenceTracer implements InferenceTracer {
       String modelName, String id, Map<String, String> attributes, TracedRunnable<E> body) throws E {
     DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
     try {
-      TraceScope scope = t.makeCurrent();
+      t.enterForBody();
       try {
         body.run(t);
       } catch (Throwable e) {
         t.error(e);
         throw e;
       } finally {
-        scope.close();
+        t.exitBody();
         t.close();
       }
     } finally {
@@ -180,8 +222,8 @@ final class DefaultInferenceTracer implements InferenceTracer {
   /** A trace of this thread's cache, re-initialised, or a new pooled one. */
   private DefaultInferenceTrace acquire(String model, String id, Map<String, String> attributes) {
     TraceCache cache = traceCache.get();
-    long epochNanos = DefaultInferenceTrace.toEpochNanos(wallClock.instant());
     long nanos = nanoClock.getAsLong();
+    long epochNanos = epochNanosAt(nanos);
     DefaultInferenceTrace t;
     if (cache.count > 0) {
       t = cache.free[--cache.count];
@@ -236,8 +278,8 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   private DefaultInferenceTrace begin(String model, String id, Map<String, String> attributes) {
     started.increment();
-    DefaultInferenceTrace t = new DefaultInferenceTrace(
-        this, id, model, attributes, DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    long nanos = nanoClock.getAsLong();
+    DefaultInferenceTrace t = new DefaultInferenceTrace(this, id, model, attributes, epochNanosAt(nanos), nanos);
     attach(t, id);
     return t;
   }

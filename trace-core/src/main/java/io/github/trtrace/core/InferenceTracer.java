@@ -184,6 +184,8 @@ public interface InferenceTracer extends AutoCloseable {
     LongSupplier nanoClock = System::nanoTime;
     @Nullable Dispatcher customDispatcher;
     boolean garbageFree;
+    /** Whether the clocks are the system's (not {@link #clocks}): the tracer may then derive the wall clock. */
+    boolean systemClocks = true;
     private boolean built;
 
     Builder() {}
@@ -372,6 +374,7 @@ public interface InferenceTracer extends AutoCloseable {
     public Builder clocks(Clock wallClock, LongSupplier nanoClock) {
       this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
       this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+      this.systemClocks = false;
       return this;
     }
 
