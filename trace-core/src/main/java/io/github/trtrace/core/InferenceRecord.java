@@ -12,8 +12,15 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request's immutable record: the snapshot written as one JSON line. Taken on the caller
- * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
+ * One request's immutable record: the snapshot written as one JSON line. Sinks and listeners only
+ * ever see immutable data, and may keep it.
+ *
+ * <p>Where it is built (issue 10): a trace fills a pooled, mutable entry on the caller thread and
+ * trtrace's dispatcher worker builds this record from it, so that the caller allocates nothing (the
+ * record, its builder and its collections cost about 1.4 KB per request). This type stays immutable
+ * rather than becoming a reused view, because user sinks and listeners receive it and may keep it
+ * beyond the call; the allocation moved to the worker, where it does not slow the request down. A
+ * {@link TraceListener}'s {@code onEnd} and a user-supplied dispatcher get it built on the caller.
  *
  * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
  * left out of the JSON line; unknown strings are {@code null}. Field names, units and the sanitising

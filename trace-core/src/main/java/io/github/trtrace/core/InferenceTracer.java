@@ -24,6 +24,14 @@ import org.jspecify.annotations.Nullable;
  * Build one per application and share it; it is thread-safe. {@link #close()} drains what is
  * queued.
  *
+ * <p>Caller cost: records are handed to the dispatcher as pooled entries and built on its worker, so
+ * ending a trace allocates nothing on the request thread. With {@link Builder#garbageFree(boolean)},
+ * {@link #call call}/{@link #run run} (with a valid request ID, or the current context's) also reuse
+ * their thread's trace objects and context scopes: a traced request then allocates nothing in steady
+ * state, as Log4j2's garbage-free mode, under the rule that the body's trace is not used after the
+ * body returns ({@link Builder#garbageFree(boolean)} says why). Traces from {@link #start} are never
+ * reused.
+ *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder()
  *     .jsonLinesFile(Path.of("logs/inference.log"))
