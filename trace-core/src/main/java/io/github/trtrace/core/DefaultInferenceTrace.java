@@ -156,36 +156,28 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return modelName;
   }
 
-  /** The reusable scope of {@link #enterForBody()}, made on first use; reused traces only. */
+  /** The scope {@link #enterForBody} opened, until {@link #exitBody()}. */
   private io.github.trtrace.core.internal.ContextAccess.@Nullable ReusableScope bodyScope;
-  private boolean bodyScopeOpen;
   private @Nullable TraceScope bodyFallback;
 
   /**
-   * What {@link #makeCurrent()} does, for the body of a garbage-free {@code call}/{@code run}, without
-   * a scope object: the request's context is opened through a reusable scope. With listeners, or when
-   * only the model differs from the current context's, it is {@code makeCurrent()} (which allocates).
-   * Closed by {@link #exitBody()} on the same thread.
+   * What {@link #makeCurrent()} does, for the body of {@code call}/{@code run}, without a scope
+   * object: the request's context is opened through {@code scope}, the calling thread's reusable one.
+   * With listeners, or when only the model differs from the current context's, it is {@code
+   * makeCurrent()} (which allocates). Closed by {@link #exitBody()} on the same thread.
    */
-  void enterForBody() {
+  void enterForBody(io.github.trtrace.core.internal.ContextAccess.ReusableScope scope) {
     io.github.trtrace.core.internal.ContextAccess.Hooks hooks = io.github.trtrace.core.internal.ContextAccess.hooks();
-    String currentId = hooks.currentRequestId();
-    boolean sameId = requestId.equals(currentId);
+    boolean sameId = requestId.equals(hooks.currentRequestId());
     if (handles != null || (sameId && !modelName.equals(hooks.currentModelName()))) {
       bodyFallback = makeCurrent();
-      return;
-    }
-    if (!sameId) {
-      io.github.trtrace.core.internal.ContextAccess.ReusableScope scope = bodyScope;
-      if (scope == null) {
-        scope = bodyScope = hooks.newScope();
-      }
+    } else if (!sameId) {
       scope.open(requestId, modelName, java.util.Map.of());
-      bodyScopeOpen = true;
+      bodyScope = scope;
     }
   }
 
-  /** Undoes {@link #enterForBody()}. */
+  /** Undoes {@link #enterForBody}. */
   void exitBody() {
     TraceScope fallback = bodyFallback;
     if (fallback != null) {
@@ -193,8 +185,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
       fallback.close();
     }
     io.github.trtrace.core.internal.ContextAccess.ReusableScope scope = bodyScope;
-    if (bodyScopeOpen && scope != null) {
-      bodyScopeOpen = false;
+    if (scope != null) {
+      bodyScope = null;
       scope.close();
     }
   }

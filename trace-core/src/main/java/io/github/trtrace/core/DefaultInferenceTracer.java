@@ -5,6 +5,7 @@ import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuReading;
 import io.github.trtrace.core.internal.GpuMetricsPoller;
+import io.github.trtrace.core.internal.ContextAccess;
 import io.github.trtrace.core.internal.GpuUsage;
 import io.github.trtrace.core.internal.PendingOffer;
 import io.github.trtrace.core.internal.RateLimitedLogger;
@@ -124,50 +125,64 @@ final class DefaultInferenceTracer implements InferenceTracer {
     return c.epochNanos + since;
   }
 
-  /** Ended traces of one thread, for reuse by nested and later {@code call}/{@code run}. */
+  /**
+   * Per thread: the context scopes {@code call}/{@code run} open around their bodies (every mode: a
+   * scope never leaves the call that opened it, so reusing it is always safe), and in garbage-free
+   * mode the ended traces they reuse. Nested calls take one of each per level.
+   */
   static final class TraceCache {
     final DefaultInferenceTrace[] free = new DefaultInferenceTrace[4];
     int count;
+    final ContextAccess.ReusableScope[] scopes = new ContextAccess.ReusableScope[4];
+    int freeScopes;
+
+    ContextAccess.ReusableScope takeScope() {
+      if (freeScopes > 0) {
+        ContextAccess.ReusableScope s = scopes[--freeScopes];
+        scopes[freeScopes] = null;
+        return s;
+      }
+      return ContextAccess.hooks().newScope();
+    }
+
+    void giveBack(ContextAccess.ReusableScope s) {
+      if (freeScopes < scopes.length) {
+        scopes[freeScopes++] = s;
+      }
+    }
   }
 
   @Override
   public <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
-    if (!garbageFree) {
-      return InferenceTracer.super.call(modelName, body);
-    }
     RequestContext ctx = RequestContext.current();
     String id = ctx.requestId();
-    return callPooled(modelName, id == null ? RequestIds.generate() : id, ctx.attributes(), body);
+    return callTraced(traceFor(modelName, id == null ? RequestIds.generate() : id, ctx.attributes()), body);
   }
 
   @Override
   public <T, E extends Throwable> T call(String modelName, @Nullable String requestIdHeader, TracedCallable<T, E> body)
       throws E {
-    if (!garbageFree || requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
-      return InferenceTracer.super.call(modelName, requestIdHeader, body);
+    if (requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+      return InferenceTracer.super.call(modelName, requestIdHeader, body); // a generated ID, maybe a rejected value
     }
-    return callPooled(modelName, requestIdHeader, attributesFor(requestIdHeader), body);
+    return callTraced(traceFor(modelName, requestIdHeader, attributesFor(requestIdHeader)), body);
   }
 
   @Override
   public <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
-    if (!garbageFree) {
-      InferenceTracer.super.run(modelName, body);
-      return;
-    }
     RequestContext ctx = RequestContext.current();
     String id = ctx.requestId();
-    runPooled(modelName, id == null ? RequestIds.generate() : id, ctx.attributes(), body);
+    runTraced(traceFor(modelName, id == null ? RequestIds.generate() : id, ctx.attributes()), body);
   }
 
   @Override
   public <E extends Throwable> void run(String modelName, @Nullable String requestIdHeader, TracedRunnable<E> body)
       throws E {
-    if (!garbageFree || requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+    if (requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
       InferenceTracer.super.run(modelName, requestIdHeader, body);
       return;
     }
-    runPooled(modelName, requestIdHeader, attributesFor(requestIdHeader), body);
+    runTraced(traceFor(modelName, requestIdHeader, attributesFor(requestIdHeader)), body);
   }
 
   /** The current context's attributes for a trace with the valid ID {@code id} (see {@link #start(String, String)}). */
@@ -181,46 +196,12 @@ final class DefaultInferenceTracer implements InferenceTracer {
     return attributes;
   }
 
-  private <T, E extends Throwable> T callPooled(
-      String modelName, String id, Map<String, String> attributes, TracedCallable<T, E> body) throws E {
-    DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
-    try {
-      t.enterForBody();
-      try {
-        return body.call(t);
-      } catch (Throwable e) {
-        t.error(e);
-        throw e;
-      } finally {
-        t.exitBody();
-        t.close();
-      }
-    } finally {
-      release(t);
+  /** A new trace, or in garbage-free mode one of this thread's ended ones, started now. */
+  private DefaultInferenceTrace traceFor(@Nullable String modelName, String id, Map<String, String> attributes) {
+    String model = modelName == null ? "unknown" : modelName;
+    if (!garbageFree) {
+      return begin(model, id, attributes);
     }
-  }
-
-  private <E extends Throwable> void runPooled(
-      String modelName, String id, Map<String, String> attributes, TracedRunnable<E> body) throws E {
-    DefaultInferenceTrace t = acquire(modelName == null ? "unknown" : modelName, id, attributes);
-    try {
-      t.enterForBody();
-      try {
-        body.run(t);
-      } catch (Throwable e) {
-        t.error(e);
-        throw e;
-      } finally {
-        t.exitBody();
-        t.close();
-      }
-    } finally {
-      release(t);
-    }
-  }
-
-  /** A trace of this thread's cache, re-initialised, or a new pooled one. */
-  private DefaultInferenceTrace acquire(String model, String id, Map<String, String> attributes) {
     TraceCache cache = traceCache.get();
     long nanos = nanoClock.getAsLong();
     long epochNanos = epochNanosAt(nanos);
@@ -238,10 +219,54 @@ final class DefaultInferenceTracer implements InferenceTracer {
     return t;
   }
 
-  /** Back into this thread's cache once ended (a body that ended it and left it open is not possible). */
-  private void release(DefaultInferenceTrace t) {
+  /**
+   * {@code call}'s body under {@code t}: what {@code InferenceTracer.callWith} does, with the context
+   * opened through this thread's reusable scope instead of a new context and scope per request.
+   */
+  private <T, E extends Throwable> T callTraced(DefaultInferenceTrace t, TracedCallable<T, E> body) throws E {
     TraceCache cache = traceCache.get();
-    if (t.isEndedForReuse() && cache.count < cache.free.length) {
+    ContextAccess.ReusableScope scope = cache.takeScope();
+    try {
+      t.enterForBody(scope);
+      try {
+        return body.call(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        t.exitBody();
+        t.close();
+      }
+    } finally {
+      cache.giveBack(scope);
+      release(cache, t);
+    }
+  }
+
+  /** {@link #callTraced} for a body without a result. */
+  private <E extends Throwable> void runTraced(DefaultInferenceTrace t, TracedRunnable<E> body) throws E {
+    TraceCache cache = traceCache.get();
+    ContextAccess.ReusableScope scope = cache.takeScope();
+    try {
+      t.enterForBody(scope);
+      try {
+        body.run(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        t.exitBody();
+        t.close();
+      }
+    } finally {
+      cache.giveBack(scope);
+      release(cache, t);
+    }
+  }
+
+  /** A garbage-free trace back into this thread's cache once ended. */
+  private static void release(TraceCache cache, DefaultInferenceTrace t) {
+    if (t.pooled && t.isEndedForReuse() && cache.count < cache.free.length) {
       cache.free[cache.count++] = t;
     }
   }
