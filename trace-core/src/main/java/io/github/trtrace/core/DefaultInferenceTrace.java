@@ -5,10 +5,8 @@ import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.internal.InputInspector;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +85,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   /** (Re)starts this trace for a new request: every field as a new trace has it, a fresh entry. */
-  void init(String requestId, String modelName, Map<String, String> attributes, long startEpochNanos, long startNanos) {
+  synchronized void init(
+      String requestId, String modelName, Map<String, String> attributes, long startEpochNanos, long startNanos) {
     this.requestId = requestId;
     this.modelName = modelName;
     this.startEpochNanos = startEpochNanos;

@@ -41,6 +41,9 @@ class GarbageFreeTest {
   static final double LIMIT_BYTES_PER_REQUEST = 1.0;
 
   static final String MODEL = "llama-8b";
+  /** Inspected by {@code input()} / {@code output()} (flags only; no input digest, the default). */
+  static final String PROMPT = "Summarise the attached report in three sentences, please.\u200b";
+  static final String ANSWER = "The report finds that latency fell by a third after the upgrade.";
   private static final String[] IDS = new String[1024];
 
   static {
@@ -152,6 +155,8 @@ class GarbageFreeTest {
       assertThat(r.get("span_id").asText()).isEqualTo("00f067aa0ba902b7");
       assertThat(r.get("attributes").get("tenant").asText()).isEqualTo("acme");
       assertThat(r.get("attributes").get("route").asText()).isEqualTo("/v1/chat");
+      assertThat(r.get("input_flags").toString()).isEqualTo("[\"zero_width\"]");
+      assertThat(r.has("output_flags")).isFalse();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -182,7 +187,7 @@ class GarbageFreeTest {
   private static void request(InferenceTrace t) {
     t.stage(Stage.QUEUE).close();
     InferenceTrace.StageTimer s = t.stage(Stage.PREPROCESS);
-    t.inputTokens(128).maxTokens(256).temperature(0.7).topP(0.9);
+    t.input(PROMPT).inputTokens(128).maxTokens(256).temperature(0.7).topP(0.9);
     s.close();
     s = t.stage(Stage.INFER);
     t.addGpuMs(4.25);
@@ -191,7 +196,7 @@ class GarbageFreeTest {
     t.token();
     t.token();
     s.close();
-    t.outputTokens(64).finishReason("stop").engineFingerprint("sha256:0f1e2d");
+    t.output(ANSWER).outputTokens(64).finishReason("stop").engineFingerprint("sha256:0f1e2d");
     t.attribute("tenant", "acme").attribute("route", "/v1/chat");
     t.traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
   }
