@@ -271,8 +271,8 @@ public interface InferenceTracer extends AutoCloseable {
      * (pooled entries; the worker builds the immutable record), and stage handles are not made per
      * stage. What this option adds is the reuse of the trace itself, which is only safe because
      * {@code call}/{@code run} bound its lifetime: <strong>with it on, the trace given to the body
-     * must not be used after the body returns</strong> (not kept in a field, not used by a task that
-     * outlives the body). Inside the body, calls after {@code close()} are ignored and counted as
+     * (and the stage handles it returned) must not be used after the body returns</strong> (not kept
+     * in a field, not used by a task that outlives the body). Inside the body, calls after {@code close()} are ignored and counted as
      * misuse as always, and so are calls on a trace that the body left behind until this thread
      * starts its next traced call; from then on that object belongs to the new request, and a stale
      * call would be recorded there. Traces from {@link InferenceTracer#start} are never reused.
