@@ -179,7 +179,27 @@ final class RecordEntry implements PendingRecord {
         stageMs[0], stageMs[1], stageMs[2], gpuMs, stageMs[3], stageMs[4], ttftMs, tpotMs);
   }
 
-  /** The immutable record, the entry unchanged. */
+  /**
+   * The immutable record, the entry unchanged: what {@link #build()} makes, without a builder, for
+   * the worker. Only after {@link #check()} passed.
+   */
+  InferenceRecord buildChecked() {
+    Map<String, String> attributes;
+    String[] k = keys;
+    String[] v = values;
+    if (attributeCount == 0 || k == null || v == null) {
+      attributes = Map.of();
+    } else {
+      Map<String, String> copy = new java.util.LinkedHashMap<>(attributeCount * 2);
+      for (int i = 0; i < attributeCount; i++) {
+        copy.put(k[i], v[i]);
+      }
+      attributes = Collections.unmodifiableMap(copy);
+    }
+    return new InferenceRecord(this, instant(timestampEpochNanos), attributes);
+  }
+
+  /** The immutable record through its builder (every check), the entry unchanged. */
   InferenceRecord build() {
     InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
         .timestamp(instant(timestampEpochNanos))
@@ -233,7 +253,8 @@ final class RecordEntry implements PendingRecord {
   public InferenceRecord toRecord() {
     InferenceRecord r;
     try {
-      r = build();
+      check(); // ran on the caller already: the values cannot have changed since; cheap
+      r = buildChecked();
     } catch (RuntimeException e) {
       // not expected: check() ran on the caller; written all the same, in its minimal form
       LOG.warn("trtrace could not build the record of request {}, wrote a minimal one: {}", requestId, e.toString());

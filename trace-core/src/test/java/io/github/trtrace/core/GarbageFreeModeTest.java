@@ -175,6 +175,39 @@ class GarbageFreeModeTest {
   }
 
   /**
+   * The worker builds the record straight from the entry; with a listener it is built on the caller
+   * through {@code InferenceRecord.Builder}. Both must write the same line.
+   */
+  @Test
+  void theWorkersRecordIsTheBuildersRecord() {
+    CapturingSink viaBuilder = CapturingSink.create();
+    TraceListener noop = (t, s) -> TraceListener.Handle.NOOP;
+    try (InferenceTracer direct = tracer(true);
+        InferenceTracer built = InferenceTracer.builder().sink(viaBuilder).clocks(wall, nanos::get).listener(noop).build()) {
+      for (InferenceTracer tracer : List.of(direct, built)) {
+        tracer.run("llama", "req-same", t -> {
+          t.runStage(Stage.QUEUE, () -> nanos.addAndGet(1_000_000));
+          t.input("hi\u202e").output("\ufffd").inputTokens(5).maxTokens(9).temperature(0.2).topP(0.3);
+          t.runStage(Stage.INFER, () -> nanos.addAndGet(2_000_000));
+          t.token();
+          nanos.addAndGet(1_000_000);
+          t.token();
+          t.addGpuMs(1.5).finishReason("length").engineFingerprint("fp").attribute("b", "2").attribute("a", "1");
+          t.attribute("b", "3").traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+          t.event("tensorrt.warning", "warning", "slow kernel");
+          t.layers(List.of(new InferenceRecord.LayerTime("conv1", 0.5, 2)));
+          t.status(Status.TIMEOUT);
+        });
+        tracer.flush().join();
+      }
+      String fromEntry = io.github.trtrace.core.json.RecordJson.toJson(sink.records().get(0));
+      assertThat(fromEntry).isEqualTo(io.github.trtrace.core.json.RecordJson.toJson(viaBuilder.records().get(0)));
+      assertThat(fromEntry).contains("\"attributes\":{\"b\":\"3\",\"a\":\"1\"}", "\"layers\"", "\"events\"",
+          "\"input_flags\"", "\"output_flags\"", "\"status\":\"timeout\"");
+    }
+  }
+
+  /**
    * Issue 10's counting wart: a sampled-out request with a listener whose record fails to build
    * (here gpu_ms overflows to infinity) was counted in both sampledOut and recordErrors.
    */
