@@ -36,8 +36,6 @@ final class Mdc {
    * puts back.
    */
   static class Snapshot {
-    static final Snapshot NONE = new Snapshot();
-
     private @Nullable String requestId;
     private @Nullable String modelName;
     private boolean active;
