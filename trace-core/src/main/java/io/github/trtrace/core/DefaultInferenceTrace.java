@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * that the dispatcher's worker turns into the immutable record; stage handles are one object per
  * trace and stage ({@link StageHandle}), made on first use; the start time is kept as epoch nanos.
  * With {@link InferenceTracer.Builder#garbageFree(boolean)} the trace object itself is reused by
- * {@code call}/{@code run} on the same thread ({@link #init}); a trace from {@code start} is new
+ * {@code call}/{@code run} once ended ({@link #init}); a trace from {@code start} is new
  * each time, its entry still pooled.
  */
 final class DefaultInferenceTrace implements InferenceTrace {
@@ -65,7 +65,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private @Nullable String input;
   private boolean ended;
   private boolean linked;
-  /** Reused by {@code call}/{@code run} of one thread (garbage-free mode): keeps its entry when not handed off. */
+  /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
   boolean pooled;
   /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
   io.github.trtrace.core.internal.GpuMetricsPoller.@Nullable Mark gpuMark;

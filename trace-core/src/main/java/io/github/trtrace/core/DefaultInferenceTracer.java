@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>Garbage-free (issue 10): an ended trace's {@link RecordEntry} goes to trtrace's own dispatcher
  * as it is ({@link PendingOffer}); the worker builds the immutable record. The record is built on the
  * caller only for a listener's {@code onEnd} or a user-supplied dispatcher. With {@link
- * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse their thread's
- * trace objects ({@link TraceCache}), since these methods bound the trace's lifetime: the body gets
- * the trace, and it is ended and back in the cache when the body returns.
+ * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse ended trace
+ * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: the body gets the
+ * trace, and it is ended and back in the pool when the body returns.
  */
 final class DefaultInferenceTracer implements InferenceTracer {
   private static final RateLimitedLogger LOG =
@@ -52,8 +52,19 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY);
   /** Whether {@code call}/{@code run} reuse trace objects; see {@link InferenceTracer.Builder#garbageFree}. */
   private final boolean garbageFree;
-  /** Per thread, the ended traces {@code call}/{@code run} reuse (garbage-free mode only). */
-  private final ThreadLocal<TraceCache> traceCache = ThreadLocal.withInitial(TraceCache::new);
+  /**
+   * The ended traces {@code call}/{@code run} reuse (garbage-free mode only). A bounded MPMC queue of
+   * the tracer, not a thread-local: a thread-local value holding traces would hold their tracer, and
+   * with it the thread-local's key, so every pool thread would keep a closed tracer alive for good.
+   */
+  private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<DefaultInferenceTrace> freeTraces =
+      new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(TRACE_POOL_CAPACITY);
+
+  /** Ended traces kept for reuse; more in flight at once are made and left to the GC. */
+  static final int TRACE_POOL_CAPACITY = 256;
+
+  /** Per thread, the context scopes of {@code call}/{@code run} bodies; see {@link ScopeCache}. */
+  private static final ThreadLocal<ScopeCache> SCOPES = ThreadLocal.withInitial(ScopeCache::new);
 
   /**
    * Free entries kept: the default queue (8192) plus its reserve (1024) and a batch in the worker's
@@ -126,13 +137,11 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   /**
-   * Per thread: the context scopes {@code call}/{@code run} open around their bodies (every mode: a
-   * scope never leaves the call that opened it, so reusing it is always safe), and in garbage-free
-   * mode the ended traces they reuse. Nested calls take one of each per level.
+   * Per thread, shared by every tracer: the context scopes {@code call}/{@code run} open around their
+   * bodies (every mode: a scope never leaves the call that opened it, so reusing it is always safe).
+   * Nested calls take one per level. Holds nothing of a tracer.
    */
-  static final class TraceCache {
-    final DefaultInferenceTrace[] free = new DefaultInferenceTrace[4];
-    int count;
+  static final class ScopeCache {
     final ContextAccess.ReusableScope[] scopes = new ContextAccess.ReusableScope[4];
     int freeScopes;
 
@@ -202,13 +211,10 @@ final class DefaultInferenceTracer implements InferenceTracer {
     if (!garbageFree) {
       return begin(model, id, attributes);
     }
-    TraceCache cache = traceCache.get();
     long nanos = nanoClock.getAsLong();
     long epochNanos = epochNanosAt(nanos);
-    DefaultInferenceTrace t;
-    if (cache.count > 0) {
-      t = cache.free[--cache.count];
-      cache.free[cache.count] = null;
+    DefaultInferenceTrace t = freeTraces.poll();
+    if (t != null) {
       t.init(id, model, attributes, epochNanos, nanos);
     } else {
       t = new DefaultInferenceTrace(this, id, model, attributes, epochNanos, nanos);
@@ -224,7 +230,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
    * opened through this thread's reusable scope instead of a new context and scope per request.
    */
   private <T, E extends Throwable> T callTraced(DefaultInferenceTrace t, TracedCallable<T, E> body) throws E {
-    TraceCache cache = traceCache.get();
+    ScopeCache cache = SCOPES.get();
     ContextAccess.ReusableScope scope = cache.takeScope();
     try {
       t.enterForBody(scope);
@@ -239,13 +245,13 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     } finally {
       cache.giveBack(scope);
-      release(cache, t);
+      release(t);
     }
   }
 
   /** {@link #callTraced} for a body without a result. */
   private <E extends Throwable> void runTraced(DefaultInferenceTrace t, TracedRunnable<E> body) throws E {
-    TraceCache cache = traceCache.get();
+    ScopeCache cache = SCOPES.get();
     ContextAccess.ReusableScope scope = cache.takeScope();
     try {
       t.enterForBody(scope);
@@ -260,14 +266,14 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     } finally {
       cache.giveBack(scope);
-      release(cache, t);
+      release(t);
     }
   }
 
-  /** A garbage-free trace back into this thread's cache once ended. */
-  private static void release(TraceCache cache, DefaultInferenceTrace t) {
-    if (t.pooled && t.isEndedForReuse() && cache.count < cache.free.length) {
-      cache.free[cache.count++] = t;
+  /** A garbage-free trace back into the pool once ended. */
+  private void release(DefaultInferenceTrace t) {
+    if (t.pooled && t.isEndedForReuse()) {
+      freeTraces.offer(t);
     }
   }
 

@@ -60,12 +60,12 @@ import java.util.List;
  * dispatcher's worker turns into the immutable {@link InferenceRecord} (only a {@link TraceListener}
  * or a user-supplied dispatcher makes it be built on the caller), and {@link #stage(Stage)} returns
  * one handle object per trace and stage. The trace object itself is new for every {@code start}; with
- * {@link InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} reuse their thread's
- * trace objects, and a request traced that way allocates nothing at all in steady state (issue 10,
+ * {@link InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} reuse ended trace
+ * objects, and a request traced that way allocates nothing at all in steady state (issue 10,
  * {@code GarbageFreeTest}). The rule that makes reuse safe: a trace is used only until it ends, and in
  * garbage-free mode only inside the body it was given to. A call after the end is ignored and counted
- * as misuse; in garbage-free mode this holds until the thread's next {@code call}/{@code run} takes
- * the object for a new request (see {@code garbageFree}); without it, always.
+ * as misuse; in garbage-free mode this holds until a later {@code call}/{@code run} takes the
+ * object for a new request (see {@code garbageFree}); without it, always.
  */
 public interface InferenceTrace extends AutoCloseable {
 

@@ -25,12 +25,12 @@ import org.jspecify.annotations.Nullable;
  * queued.
  *
  * <p>Caller cost: records are handed to the dispatcher as pooled entries and built on its worker, so
- * ending a trace allocates nothing on the request thread. With {@link Builder#garbageFree(boolean)},
- * {@link #call call}/{@link #run run} (with a valid request ID, or the current context's) also reuse
- * their thread's trace objects and context scopes: a traced request then allocates nothing in steady
- * state, as Log4j2's garbage-free mode, under the rule that the body's trace is not used after the
- * body returns ({@link Builder#garbageFree(boolean)} says why). Traces from {@link #start} are never
- * reused.
+ * ending a trace allocates nothing on the request thread, and {@link #call call}/{@link #run run}
+ * open the body's context through per-thread reusable scopes. With {@link Builder#garbageFree(boolean)}
+ * they also reuse ended trace objects: a request traced with them (and a valid request ID, or the
+ * current context's) then allocates nothing in steady state, as in Log4j2's garbage-free mode, under
+ * the rule that the body's trace is not used after the body returns ({@link Builder#garbageFree(boolean)}
+ * says why). Traces from {@link #start} are never reused.
  *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder()
@@ -262,20 +262,22 @@ public interface InferenceTracer extends AutoCloseable {
 
     /**
      * Garbage-free mode (issue 10; as Log4j2's {@code log4j2.enableThreadlocals}): {@link
-     * InferenceTracer#call call} and {@link InferenceTracer#run run} reuse their thread's trace
-     * objects instead of making one per request, so that a request traced with them (and a valid
-     * request ID, or the current context's) allocates nothing on the calling thread in steady state.
-     * Default off.
+     * InferenceTracer#call call} and {@link InferenceTracer#run run} reuse ended trace objects (a
+     * small pool of the tracer) instead of making one per request, so that a request traced with them
+     * (and a valid request ID, or the current context's) allocates nothing on the calling thread in
+     * steady state. Default off.
      *
      * <p>Every tracer already hands its records to the worker without building them on the caller
      * (pooled entries; the worker builds the immutable record), and stage handles are not made per
      * stage. What this option adds is the reuse of the trace itself, which is only safe because
      * {@code call}/{@code run} bound its lifetime: <strong>with it on, the trace given to the body
      * (and the stage handles it returned) must not be used after the body returns</strong> (not kept
-     * in a field, not used by a task that outlives the body). Inside the body, calls after {@code close()} are ignored and counted as
-     * misuse as always, and so are calls on a trace that the body left behind until this thread
-     * starts its next traced call; from then on that object belongs to the new request, and a stale
-     * call would be recorded there. Traces from {@link InferenceTracer#start} are never reused.
+     * in a field, not used by a task that outlives the body). Inside the body, calls after {@code
+     * close()} are ignored and counted as misuse as always, and so are calls on a trace that the body
+     * left behind, until a later {@code call}/{@code run} of this tracer (on any thread) takes the
+     * object for a new request; from then on a stale call would be recorded in that request. Traces
+     * from {@link InferenceTracer#start} are never reused. The pool belongs to the tracer, not to
+     * threads (no thread-local holds a closed tracer).
      * Listeners ({@link #listener}) and a user-supplied {@link #dispatcher} still allocate (they
      * receive immutable records built on the caller).
      *
