@@ -33,7 +33,16 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class TracedRequestBenchmark {
   private InferenceTracer tracer;
+  /** {@code garbageFree(true)}: call/run reuse their thread's traces (issue 10). */
+  private InferenceTracer garbageFree;
+  private static final String[] IDS = new String[1024];
   private long n;
+
+  static {
+    for (int i = 0; i < IDS.length; i++) {
+      IDS[i] = "req-bench-" + i;
+    }
+  }
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -43,12 +52,21 @@ public class TracedRequestBenchmark {
             .queueFullPolicy(QueueFullPolicy.DROP)
             .queueCapacity(65_536)
             .build();
+    garbageFree =
+        InferenceTracer.builder()
+            .sink(RecordSink.named("discard-gc-free", batch -> {}))
+            .queueFullPolicy(QueueFullPolicy.DROP)
+            .queueCapacity(65_536)
+            .garbageFree(true)
+            .build();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     System.out.println("\n" + tracer.stats());
+    System.out.println(garbageFree.stats());
     tracer.close();
+    garbageFree.close();
   }
 
   /** The traced request. */
@@ -72,6 +90,33 @@ public class TracedRequestBenchmark {
       t.attribute("route", "/v1/chat").traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
       return t.elapsedNanos();
     }
+  }
+
+  /**
+   * The same request through {@code tracer.run(model, requestId, body)} on a {@code garbageFree(true)}
+   * tracer (the request ID from a fixed pool, no string building): GarbageFreeTest's path, expected
+   * to show 0 B/op under {@code -prof gc}.
+   */
+  @Benchmark
+  public long tracedRequestGarbageFree() {
+    garbageFree.run("llama-8b", IDS[(int) (n++ & 1023)], TracedRequestBenchmark::request);
+    return n;
+  }
+
+  private static void request(InferenceTrace t) {
+    t.stage(Stage.QUEUE).close();
+    try (var s = t.stage(Stage.PREPROCESS)) {
+      t.inputTokens(128);
+    }
+    try (var s = t.stage(Stage.INFER)) {
+      t.addGpuMs(4.25);
+    }
+    try (var s = t.stage(Stage.DECODE)) {
+      t.token();
+      t.token();
+    }
+    t.outputTokens(64).engineFingerprint("sha256:0f1e2d").attribute("tenant", "acme");
+    t.attribute("route", "/v1/chat").traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
   }
 
   /** The same shape of work with tracing off ({@link InferenceTracer#noop()}). */

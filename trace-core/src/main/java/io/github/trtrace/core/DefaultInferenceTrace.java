@@ -5,10 +5,8 @@ import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.internal.InputInspector;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +16,15 @@ import org.slf4j.LoggerFactory;
  * uncontended and costs a few nanoseconds, while any accidental concurrent use stays consistent.
  * Listener callbacks run after the monitor is released.
  *
- * <p>Stages: {@link #open} is a stack of open stages; only the innermost accumulates time (since
- * {@link #topSince}), so opening a stage pauses the one below and closing it resumes that one.
+ * <p>Stages: {@link #open} is a stack of open stages (ordinals); only the innermost accumulates time
+ * (since {@link #topSince}), so opening a stage pauses the one below and closing it resumes that one.
+ *
+ * <p>Garbage-free (issue 10): the record's fields go straight into a pooled {@link RecordEntry}
+ * that the dispatcher's worker turns into the immutable record; stage handles are one object per
+ * trace and stage ({@link StageHandle}), made on first use; the start time is kept as epoch nanos.
+ * With {@link InferenceTracer.Builder#garbageFree(boolean)} the trace object itself is reused by
+ * {@code call}/{@code run} once ended ({@link #init}); a trace from {@code start} is new
+ * each time, its entry still pooled.
  */
 final class DefaultInferenceTrace implements InferenceTrace {
   private static final RateLimitedLogger MISUSE_LOG =
@@ -29,34 +34,39 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private static final Stage[] NO_STAGES = new Stage[0];
 
   private final DefaultInferenceTracer tracer;
-  private final String requestId;
-  private final String modelName;
-  private final Instant startedAt;
-  private final long startNanos;
-  private final long startEpochNanos;
+  private String requestId;
+  private String modelName;
+  private long startNanos;
+  private long startEpochNanos;
   private final long[] stageNanos = new long[STAGES.length];
-  private final boolean[] stageSeen = new boolean[STAGES.length];
-  private final InferenceRecord.Builder record;
+  /** Bit i: stage i was opened. */
+  private int stageSeen;
+  /** The record being filled; handed to the dispatcher (then null) or reset when the trace ends. */
+  private @Nullable RecordEntry entry;
 
   /** Listener handles in registration order; null without listeners; a slot is nulled when its listener fails. */
   private TraceListener.Handle @Nullable [] handles;
 
-  /** Open stages, innermost last; only the innermost runs (since {@link #topSince}). */
-  private OpenStage[] open = new OpenStage[4];
+  /** Open stages (ordinals), innermost last; only the innermost runs (since {@link #topSince}). */
+  private int[] open = new int[8];
   private int depth;
   private long topSince;
+  /** One handle per stage, made on first use; see {@link StageHandle}. */
+  private final StageHandle[] timers = new StageHandle[STAGES.length];
 
-  private long firstTokenNanos = -1;
-  private long firstMarkNanos = -1;
-  private long lastTokenNanos = -1;
+  private long firstTokenNanos;
+  private long firstMarkNanos;
+  private long lastTokenNanos;
   private int tokenMarks;
-  private int outputTokens = -1;
-  private double gpuMs = Double.NaN;
-  private Status status = Status.SUCCESS;
+  private int outputTokens;
+  private double gpuMs;
+  private Status status;
   private boolean statusExplicit;
   private @Nullable String input;
-  private @Nullable List<InferenceRecord.Event> events;
   private boolean ended;
+  private boolean linked;
+  /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
+  boolean pooled;
   /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
   io.github.trtrace.core.internal.GpuMetricsPoller.@Nullable Mark gpuMark;
 
@@ -65,15 +75,47 @@ final class DefaultInferenceTrace implements InferenceTrace {
       String requestId,
       String modelName,
       Map<String, String> attributes,
-      Instant startedAt,
+      long startEpochNanos,
       long startNanos) {
     this.tracer = tracer;
     this.requestId = requestId;
     this.modelName = modelName;
-    this.startedAt = startedAt;
+    this.status = Status.SUCCESS;
+    init(requestId, modelName, attributes, startEpochNanos, startNanos);
+  }
+
+  /** (Re)starts this trace for a new request: every field as a new trace has it, a fresh entry. */
+  synchronized void init(
+      String requestId, String modelName, Map<String, String> attributes, long startEpochNanos, long startNanos) {
+    this.requestId = requestId;
+    this.modelName = modelName;
+    this.startEpochNanos = startEpochNanos;
     this.startNanos = startNanos;
-    this.startEpochNanos = toEpochNanos(startedAt);
-    this.record = InferenceRecord.builder(requestId, modelName).attributes(attributes);
+    java.util.Arrays.fill(stageNanos, 0);
+    stageSeen = 0;
+    handles = null;
+    depth = 0;
+    topSince = 0;
+    firstTokenNanos = -1;
+    firstMarkNanos = -1;
+    lastTokenNanos = -1;
+    tokenMarks = 0;
+    outputTokens = -1;
+    gpuMs = Double.NaN;
+    status = Status.SUCCESS;
+    statusExplicit = false;
+    input = null;
+    linked = false;
+    gpuMark = null;
+    RecordEntry e = entry;
+    if (e == null) {
+      e = entry = tracer.entries.take();
+    }
+    e.requestId = requestId;
+    e.modelName = modelName;
+    e.timestampEpochNanos = startEpochNanos;
+    e.attributes(attributes);
+    ended = false;
   }
 
   /** Nanoseconds since the epoch, saturating outside the years 1677..2262. */
@@ -87,7 +129,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   /** The wall-clock start, the record's {@code timestamp}. */
   Instant startedAt() {
-    return startedAt;
+    return RecordEntry.instant(startEpochNanos);
   }
 
   long startEpochNanos() {
@@ -111,6 +153,41 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public String modelName() {
     return modelName;
+  }
+
+  /** The scope {@link #enterForBody} opened, until {@link #exitBody()}. */
+  private io.github.trtrace.core.internal.ContextAccess.@Nullable ReusableScope bodyScope;
+  private @Nullable TraceScope bodyFallback;
+
+  /**
+   * What {@link #makeCurrent()} does, for the body of {@code call}/{@code run}, without a scope
+   * object: the request's context is opened through {@code scope}, the calling thread's reusable one.
+   * With listeners, or when only the model differs from the current context's, it is {@code
+   * makeCurrent()} (which allocates). Closed by {@link #exitBody()} on the same thread.
+   */
+  void enterForBody(io.github.trtrace.core.internal.ContextAccess.ReusableScope scope) {
+    io.github.trtrace.core.internal.ContextAccess.Hooks hooks = io.github.trtrace.core.internal.ContextAccess.hooks();
+    boolean sameId = requestId.equals(hooks.currentRequestId());
+    if (handles != null || (sameId && !modelName.equals(hooks.currentModelName()))) {
+      bodyFallback = makeCurrent();
+    } else if (!sameId) {
+      scope.open(requestId, modelName, java.util.Map.of());
+      bodyScope = scope;
+    }
+  }
+
+  /** Undoes {@link #enterForBody}. */
+  void exitBody() {
+    TraceScope fallback = bodyFallback;
+    if (fallback != null) {
+      bodyFallback = null;
+      fallback.close();
+    }
+    io.github.trtrace.core.internal.ContextAccess.ReusableScope scope = bodyScope;
+    if (scope != null) {
+      bodyScope = null;
+      scope.close();
+    }
   }
 
   @Override
@@ -177,24 +254,28 @@ final class DefaultInferenceTrace implements InferenceTrace {
     }
   }
 
-  /** One open stage; its handle. */
-  private final class OpenStage implements StageTimer {
+  /**
+   * The handle of one stage of this trace: one object per trace and stage (no allocation per
+   * opening). {@code close()} ends the innermost open occurrence of its stage; when the stage is not
+   * open it does nothing (a second close), unless the same stage was opened again since, which it
+   * then ends.
+   */
+  private final class StageHandle implements StageTimer {
     final Stage stage;
-    boolean closed;
 
-    OpenStage(Stage stage) {
+    StageHandle(Stage stage) {
       this.stage = stage;
     }
 
     @Override
     public void close() {
-      endStage(this);
+      endStage(stage.ordinal());
     }
   }
 
   @Override
   public StageTimer stage(Stage stage) {
-    OpenStage opened;
+    StageHandle opened;
     long now;
     synchronized (this) {
       if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
@@ -207,10 +288,14 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (depth == open.length) {
         open = java.util.Arrays.copyOf(open, depth * 2);
       }
-      opened = new OpenStage(stage);
-      open[depth++] = opened;
+      int ordinal = stage.ordinal();
+      opened = timers[ordinal];
+      if (opened == null) {
+        opened = timers[ordinal] = new StageHandle(stage);
+      }
+      open[depth++] = ordinal;
       topSince = now;
-      stageSeen[stage.ordinal()] = true;
+      stageSeen |= 1 << ordinal;
     }
     TraceListener.Handle[] hs = handles;
     if (hs != null) {
@@ -241,26 +326,26 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   /** Adds the innermost stage's running time up to {@code now}. */
   private void pauseTop(long now) {
-    stageNanos[open[depth - 1].stage.ordinal()] += Math.max(0, now - topSince);
+    stageNanos[open[depth - 1]] += Math.max(0, now - topSince);
     topSince = now;
   }
 
-  private void endStage(OpenStage s) {
+  private void endStage(int ordinal) {
     Stage[] ended;
     long now;
     synchronized (this) {
-      if (s.closed) {
-        return;
+      if (this.ended) {
+        return; // its stages ended with the trace
       }
       int at = depth - 1;
-      while (at >= 0 && open[at] != s) {
+      while (at >= 0 && open[at] != ordinal) {
         at--;
       }
       if (at < 0) {
-        return;
+        return; // not open: closed already
       }
       if (at != depth - 1) {
-        misuse("stage " + s.stage + " closed while " + open[depth - 1].stage
+        misuse("stage " + STAGES[ordinal] + " closed while " + STAGES[open[depth - 1]]
             + " inside it is open (the inner stages end with it) on trace " + requestId);
       }
       now = tracer.nanoClock.getAsLong();
@@ -277,11 +362,9 @@ final class DefaultInferenceTrace implements InferenceTrace {
     pauseTop(now);
     Stage[] ended = handles == null ? NO_STAGES : new Stage[depth - at];
     for (int i = depth - 1, k = 0; i >= at; i--, k++) {
-      open[i].closed = true;
       if (ended.length > 0) {
-        ended[k] = open[i].stage;
+        ended[k] = STAGES[open[i]];
       }
-      open[i] = null;
     }
     depth = at;
     return ended;
@@ -357,8 +440,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
     if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
-    Set<InputFlag> flags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
-    record.inputFlags(flags);
+    entry().inputFlags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
     if (tracer.inputDigest) {
       // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
       input = rawInput.toString();
@@ -369,7 +451,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
-      record.outputFlags(OutputInspector.flags(output));
+      entry().outputFlags = OutputInspector.flags(output);
     }
     return this;
   }
@@ -380,7 +462,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (count < 0) {
         misuse("maxTokens(" + count + ")");
       } else {
-        record.maxTokens(count);
+        entry().maxTokens = count;
       }
     }
     return this;
@@ -392,7 +474,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (!(temperature >= 0) || Double.isInfinite(temperature)) {
         misuse("temperature(" + temperature + ")");
       } else {
-        record.temperature(temperature);
+        entry().temperature = temperature;
       }
     }
     return this;
@@ -404,7 +486,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (!(topP >= 0 && topP <= 1)) {
         misuse("topP(" + topP + ")");
       } else {
-        record.topP(topP);
+        entry().topP = topP;
       }
     }
     return this;
@@ -413,7 +495,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace finishReason(String reason) {
     if (!isEndedMisuse("finishReason") && !isNullMisuse("finishReason", reason)) {
-      record.finishReason(reason);
+      entry().finishReason = reason;
     }
     return this;
   }
@@ -424,7 +506,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       if (count < 0) {
         misuse("inputTokens(" + count + ")");
       } else {
-        record.inputTokens(count);
+        entry().inputTokens = count;
       }
     }
     return this;
@@ -457,7 +539,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace engineFingerprint(String fingerprint) {
     if (!isEndedMisuse("engineFingerprint") && !isNullMisuse("engineFingerprint", fingerprint)) {
-      record.engineFingerprint(fingerprint);
+      entry().engineFingerprint = fingerprint;
     }
     return this;
   }
@@ -485,7 +567,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace error(String errorType) {
     if (!isEndedMisuse("error")) {
-      record.errorType(errorType == null || errorType.isBlank() ? "unknown" : errorType);
+      entry().errorType = errorType == null || errorType.isBlank() ? "unknown" : errorType;
       if (!statusExplicit || status == Status.SUCCESS) {
         status = Status.ERROR;
       }
@@ -503,12 +585,9 @@ final class DefaultInferenceTrace implements InferenceTrace {
           || isNullMisuse("event", message)) {
         return this;
       }
-      if (events == null) {
-        events = new ArrayList<>(4);
-      }
       double offset = (tracer.nanoClock.getAsLong() - startNanos) / 1e6;
       added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
-      events.add(added);
+      entry().addEvent(added);
     }
     TraceListener.Handle[] hs = handles;
     if (hs != null) {
@@ -531,14 +610,12 @@ final class DefaultInferenceTrace implements InferenceTrace {
     if (!isEndedMisuse("layers") && !isNullMisuse("layers", layers)) {
       for (InferenceRecord.LayerTime layer : layers) {
         if (!isNullMisuse("layers", layer)) {
-          record.addLayer(layer);
+          entry().addLayer(layer);
         }
       }
     }
     return this;
   }
-
-  private boolean linked;
 
   @Override
   public synchronized InferenceTrace traceContext(String traceId, String spanId) {
@@ -553,7 +630,9 @@ final class DefaultInferenceTrace implements InferenceTrace {
       // The first link wins: a listener (trace-otel) links the record to its own span while the trace
       // starts, and an HTTP filter's later link to the caller's span must not replace it.
       linked = true;
-      record.traceId(traceId).spanId(spanId);
+      RecordEntry e = entry();
+      e.traceId = traceId;
+      e.spanId = spanId;
     }
     return this;
   }
@@ -561,7 +640,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace attribute(String key, String value) {
     if (!isEndedMisuse("attribute") && !isNullMisuse("attribute", key) && !isNullMisuse("attribute", value)) {
-      record.attribute(key, value);
+      entry().attribute(key, value);
     }
     return this;
   }
@@ -578,6 +657,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
 
   @Override
   public void close() {
+    RecordEntry record;
     double latencyMs;
     Status finalStatus;
     CharSequence in;
@@ -592,28 +672,54 @@ final class DefaultInferenceTrace implements InferenceTrace {
       now = tracer.nanoClock.getAsLong();
       stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
       latencyMs = Math.max(0, now - startNanos) / 1e6;
+      record = entry();
       for (int i = 0; i < STAGES.length; i++) {
-        if (stageSeen[i]) {
-          record.stageMs(STAGES[i], stageNanos[i] / 1e6);
+        if ((stageSeen & (1 << i)) != 0) {
+          record.stageMs[i] = stageNanos[i] / 1e6;
         }
       }
       if (firstTokenNanos >= 0) {
-        record.ttftMs(Math.max(0, firstTokenNanos - startNanos) / 1e6);
+        record.ttftMs = Math.max(0, firstTokenNanos - startNanos) / 1e6;
         if (tokenMarks > 1) {
-          record.tpotMs(Math.max(0, lastTokenNanos - firstMarkNanos) / 1e6 / (tokenMarks - 1));
+          record.tpotMs = Math.max(0, lastTokenNanos - firstMarkNanos) / 1e6 / (tokenMarks - 1);
         }
       }
-      int out = outputTokens >= 0 ? outputTokens : (tokenMarks > 0 ? tokenMarks : -1);
-      record.outputTokens(out).gpuMs(gpuMs).latencyMs(latencyMs).status(status).timestamp(startedAt);
-      if (events != null) {
-        events.forEach(record::addEvent);
-      }
+      record.outputTokens = outputTokens >= 0 ? outputTokens : (tokenMarks > 0 ? tokenMarks : -1);
+      record.gpuMs = gpuMs;
+      record.latencyMs = latencyMs;
+      record.status = status;
       finalStatus = status;
       in = input;
       input = null;
     }
     fireStageEnds(stillOpen, now);
-    tracer.finish(this, record, finalStatus, latencyMs, in, handles, epochNanos(now));
+    boolean handedOff = tracer.finish(this, record, finalStatus, latencyMs, in, handles, epochNanos(now));
+    synchronized (this) {
+      if (handedOff || !pooled) {
+        entry = null; // the dispatcher owns it now, or it goes back to the pool below
+      }
+    }
+    if (!handedOff) {
+      if (pooled) {
+        record.reset(); // kept for this trace's next request
+      } else {
+        record.discard();
+      }
+    }
+  }
+
+  /** The entry being filled; only called while the trace has not ended (the entry is then set). */
+  private RecordEntry entry() {
+    RecordEntry e = entry;
+    if (e == null) {
+      throw new IllegalStateException("trace " + requestId + " has no entry"); // not reachable: ended checked first
+    }
+    return e;
+  }
+
+  /** Whether this trace has ended, so that {@code call}/{@code run} may {@linkplain #init reuse} it. */
+  synchronized boolean isEndedForReuse() {
+    return ended;
   }
 
   private boolean isEndedMisuse(String call) {

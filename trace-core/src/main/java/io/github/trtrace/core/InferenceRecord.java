@@ -12,8 +12,15 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request's immutable record: the snapshot written as one JSON line. Taken on the caller
- * thread when a trace ends, so sinks running on the dispatcher thread only ever see immutable data.
+ * One request's immutable record: the snapshot written as one JSON line. Sinks and listeners only
+ * ever see immutable data, and may keep it.
+ *
+ * <p>Where it is built (issue 10): a trace fills a pooled, mutable entry on the caller thread and
+ * trtrace's dispatcher worker builds this record from it, so that the caller allocates nothing (the
+ * record, its builder and its collections cost about 1.4 KB per request). This type stays immutable
+ * rather than becoming a reused view, because user sinks and listeners receive it and may keep it
+ * beyond the call; the allocation moved to the worker, where it does not slow the request down. A
+ * {@link TraceListener}'s {@code onEnd} and a user-supplied dispatcher get it built on the caller.
  *
  * <p>Unknown numeric values are {@code -1} (counts) or {@code NaN} (durations, utilisation) and are
  * left out of the JSON line; unknown strings are {@code null}. Field names, units and the sanitising
@@ -133,6 +140,51 @@ public final class InferenceRecord {
         b.attributes.isEmpty()
             ? Map.of()
             : Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
+  }
+
+  /**
+   * The record of a tracer's {@link RecordEntry}, built on the dispatcher's worker without a builder
+   * (issue 10: the worker builds every record, so its cost is the pipeline's). The entry's values were
+   * checked on the caller ({@link RecordEntry#check()}); its flag sets are the inspectors' shared
+   * unmodifiable ones; the lists and the attributes are copied.
+   */
+  InferenceRecord(RecordEntry e, Instant timestamp, Map<String, String> attributes) {
+    this.timestamp = timestamp;
+    this.requestId = e.requestId;
+    this.modelName = e.modelName;
+    this.status = e.status;
+    this.errorType = e.errorType;
+    this.latencyMs = e.latencyMs;
+    this.traceId = e.traceId;
+    this.spanId = e.spanId;
+    this.inputTokens = e.inputTokens;
+    this.outputTokens = e.outputTokens;
+    this.maxTokens = e.maxTokens;
+    this.temperature = e.temperature;
+    this.topP = e.topP;
+    this.finishReason = e.finishReason;
+    this.queueMs = e.stageMs[Stage.QUEUE.ordinal()];
+    this.preprocessMs = e.stageMs[Stage.PREPROCESS.ordinal()];
+    this.inferMs = e.stageMs[Stage.INFER.ordinal()];
+    this.gpuMs = e.gpuMs;
+    this.decodeMs = e.stageMs[Stage.DECODE.ordinal()];
+    this.postprocessMs = e.stageMs[Stage.POSTPROCESS.ordinal()];
+    this.ttftMs = e.ttftMs;
+    this.tpotMs = e.tpotMs;
+    this.gpuUtil = e.gpuUtil;
+    this.gpuUtilMean = e.gpuUtilMean;
+    this.gpuUtilMax = e.gpuUtilMax;
+    this.gpuMemUtilMean = e.gpuMemUtilMean;
+    this.gpuMemUtilMax = e.gpuMemUtilMax;
+    this.gpuMemUsedMb = e.gpuMemUsedMb;
+    this.engineFingerprint = e.engineFingerprint;
+    this.sampledReason = e.sampledReason;
+    this.inputFlags = e.inputFlags;
+    this.inputDigest = e.inputDigest;
+    this.outputFlags = e.outputFlags;
+    this.events = e.events == null || e.events.isEmpty() ? List.of() : List.copyOf(e.events);
+    this.layers = e.layers == null || e.layers.isEmpty() ? List.of() : List.copyOf(e.layers);
+    this.attributes = attributes;
   }
 
   /** Starts a record for the given request and model; both are required. */
@@ -405,6 +457,18 @@ public final class InferenceRecord {
      * @throws IllegalArgumentException if a count is below -1 or a duration is negative
      */
     public InferenceRecord build() {
+      check(latencyMs, inputTokens, outputTokens, maxTokens, temperature, topP,
+          queueMs, preprocessMs, inferMs, gpuMs, decodeMs, postprocessMs, ttftMs, tpotMs);
+      return new InferenceRecord(this);
+    }
+
+    /**
+     * The checks of {@link #build()}, on plain values: the tracer's pooled entry runs them on the
+     * caller (allocation-free unless a value is bad), so a record it hands to the worker builds.
+     */
+    static void check(double latencyMs, int inputTokens, int outputTokens, int maxTokens,
+        double temperature, double topP, double queueMs, double preprocessMs, double inferMs,
+        double gpuMs, double decodeMs, double postprocessMs, double ttftMs, double tpotMs) {
       if (Double.isNaN(latencyMs)) {
         throw new IllegalArgumentException("latency_ms is required");
       }
@@ -426,7 +490,6 @@ public final class InferenceRecord {
       checkDuration(RecordConvention.POSTPROCESS_MS, postprocessMs);
       checkDuration(RecordConvention.TTFT_MS, ttftMs);
       checkDuration(RecordConvention.TPOT_MS, tpotMs);
-      return new InferenceRecord(this);
     }
 
     private static void checkCount(String field, int v) {

@@ -22,8 +22,9 @@ import java.util.List;
  *
  * <h2>Ending a trace yourself</h2>
  *
- * A trace from {@link InferenceTracer#start(String)} is ended by {@link #close()}, which takes the
- * immutable {@link InferenceRecord} snapshot on the calling thread and hands it to the dispatcher. With
+ * A trace from {@link InferenceTracer#start(String)} is ended by {@link #close()}, which completes the
+ * request's record on the calling thread and hands it to the dispatcher (whose worker builds the
+ * immutable {@link InferenceRecord} from it, see below). With
  * try-with-resources the trace is closed <em>before</em> any {@code catch} clause of the same {@code
  * try} runs, so <strong>a failure must be recorded inside the {@code try} block</strong> ({@link
  * #error(Throwable)} in a nested {@code try}); otherwise the record says {@code success} for a request
@@ -52,6 +53,19 @@ import java.util.List;
  * (the stages opened inside it end with it), null arguments, out-of-range values, malformed trace
  * context IDs and {@code status(SUCCESS)} after a failure was recorded are ignored and counted in
  * {@link TracerStats#misuse()}. Stages still open when the trace ends are ended with it.
+ *
+ * <h2>Allocation and reuse</h2>
+ *
+ * Ending a trace allocates nothing on the calling thread: its fields go into a pooled entry that the
+ * dispatcher's worker turns into the immutable {@link InferenceRecord} (only a {@link TraceListener}
+ * or a user-supplied dispatcher makes it be built on the caller), and {@link #stage(Stage)} returns
+ * one handle object per trace and stage. The trace object itself is new for every {@code start}; with
+ * {@link InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} reuse ended trace
+ * objects, and a request traced that way allocates nothing at all in steady state (issue 10,
+ * {@code GarbageFreeTest}). The rule that makes reuse safe: a trace is used only until it ends, and in
+ * garbage-free mode only inside the body it was given to. A call after the end is ignored and counted
+ * as misuse; in garbage-free mode this holds until a later {@code call}/{@code run} takes the
+ * object for a new request (see {@code garbageFree}); without it, always.
  */
 public interface InferenceTrace extends AutoCloseable {
 
@@ -200,7 +214,9 @@ public interface InferenceTrace extends AutoCloseable {
    * The running timer of one open stage, from {@link #stage(Stage)}. Not a scope: it makes nothing
    * current, so unlike {@link TraceScope} and {@code RequestContext.Scope} it may be closed on any
    * thread (a {@code QUEUE} stage opened by the acceptor and ended by the worker). {@code close()}
-   * ends the stage; closing it again does nothing.
+   * ends the stage; closing it again does nothing. The handle is one object per trace and stage (no
+   * allocation per stage): if the same stage was opened again on the trace after this one ended, a
+   * second {@code close()} ends that newer opening.
    */
   interface StageTimer extends AutoCloseable {
     @Override

@@ -24,6 +24,14 @@ import org.jspecify.annotations.Nullable;
  * Build one per application and share it; it is thread-safe. {@link #close()} drains what is
  * queued.
  *
+ * <p>Caller cost: records are handed to the dispatcher as pooled entries and built on its worker, so
+ * ending a trace allocates nothing on the request thread, and {@link #call call}/{@link #run run}
+ * open the body's context through per-thread reusable scopes. With {@link Builder#garbageFree(boolean)}
+ * they also reuse ended trace objects: a request traced with them (and a valid request ID, or the
+ * current context's) then allocates nothing in steady state, as in Log4j2's garbage-free mode, under
+ * the rule that the body's trace is not used after the body returns ({@link Builder#garbageFree(boolean)}
+ * says why). Traces from {@link #start} are never reused.
+ *
  * <pre>{@code
  * InferenceTracer tracer = InferenceTracer.builder()
  *     .jsonLinesFile(Path.of("logs/inference.log"))
@@ -183,6 +191,9 @@ public interface InferenceTracer extends AutoCloseable {
     Clock wallClock = Clock.systemUTC();
     LongSupplier nanoClock = System::nanoTime;
     @Nullable Dispatcher customDispatcher;
+    boolean garbageFree;
+    /** Whether the clocks are the system's (not {@link #clocks}): the tracer may then derive the wall clock. */
+    boolean systemClocks = true;
     private boolean built;
 
     Builder() {}
@@ -246,6 +257,37 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder inputDigest(boolean enabled) {
       this.inputDigest = enabled;
+      return this;
+    }
+
+    /**
+     * Garbage-free mode (issue 10; as Log4j2's {@code log4j2.enableThreadlocals}): {@link
+     * InferenceTracer#call call} and {@link InferenceTracer#run run} reuse ended trace objects (a
+     * small pool of the tracer) instead of making one per request, so that a request traced with them
+     * (and a valid request ID, or the current context's) allocates nothing on the calling thread in
+     * steady state. Default off.
+     *
+     * <p>Every tracer already hands its records to the worker without building them on the caller
+     * (pooled entries; the worker builds the immutable record), and stage handles are not made per
+     * stage. What this option adds is the reuse of the trace itself, which is only safe because
+     * {@code call}/{@code run} bound its lifetime: <strong>with it on, the trace given to the body
+     * (and the stage handles it returned) must not be used after the body returns</strong> (not kept
+     * in a field, not used by a task that outlives the body). Inside the body, calls after {@code
+     * close()} are ignored and counted as misuse as always, and so are calls on a trace that the body
+     * left behind, until a later {@code call}/{@code run} of this tracer (on any thread) takes the
+     * object for a new request; from then on a stale call would be recorded in that request. Traces
+     * from {@link InferenceTracer#start} are never reused. The pool belongs to the tracer, not to
+     * threads (no thread-local holds a closed tracer).
+     * Listeners ({@link #listener}) and a user-supplied {@link #dispatcher} still allocate (they
+     * receive immutable records built on the caller).
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).garbageFree(true).build();
+     * tracer.run("llama-8b", requestId, t -> t.runStage(Stage.DECODE, () -> generate(t)));
+     * }</pre>
+     */
+    public Builder garbageFree(boolean enabled) {
+      this.garbageFree = enabled;
       return this;
     }
 
@@ -342,6 +384,7 @@ public interface InferenceTracer extends AutoCloseable {
     public Builder clocks(Clock wallClock, LongSupplier nanoClock) {
       this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
       this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+      this.systemClocks = false;
       return this;
     }
 

@@ -20,6 +20,10 @@ final class ContextStorages {
 
   private ContextStorages() {}
 
+  static {
+    io.github.trtrace.core.internal.ContextAccess.install(new ReusableContextScope.Hooks());
+  }
+
   static ContextStorage get() {
     return Holder.STORAGE;
   }

@@ -35,7 +35,32 @@ abstract class LayeredStorage implements ContextStorage {
     if (binding != null && (top == null || !binding.isOlderThan(top))) {
       return binding.context;
     }
-    return top == null ? RequestContext.empty() : top.context;
+    return top == null ? RequestContext.empty() : top.context();
+  }
+
+  /** {@code current().requestId()} without building a reused frame's context. */
+  final @Nullable String currentRequestId() {
+    ScopeStack.Frame top = overlay.top();
+    Binding binding = binding();
+    if (binding != null && (top == null || !binding.isOlderThan(top))) {
+      return binding.context.requestId();
+    }
+    return top == null ? null : top.requestId();
+  }
+
+  /** {@code current().modelName()} without building a reused frame's context. */
+  final @Nullable String currentModelName() {
+    ScopeStack.Frame top = overlay.top();
+    Binding binding = binding();
+    if (binding != null && (top == null || !binding.isOlderThan(top))) {
+      return binding.context.modelName();
+    }
+    return top == null ? null : top.modelName();
+  }
+
+  /** The per-thread stack of {@link RequestContext#open()} scopes. */
+  final ScopeStack overlay() {
+    return overlay;
   }
 
   @Override

@@ -15,16 +15,9 @@ final class Mdc {
 
   /** Puts {@code context}'s values (removing a key the context has no value for) and returns the previous ones. */
   static Snapshot enter(RequestContext context) {
-    try {
-      String previousId = MDC.get(REQUEST_ID);
-      String previousModel = MDC.get(MODEL_NAME);
-      set(REQUEST_ID, previousId, context.requestId());
-      set(MODEL_NAME, previousModel, context.modelName());
-      return new Snapshot(previousId, previousModel, true);
-    } catch (RuntimeException e) {
-      ContextLog.MISUSE.warn("SLF4J MDC failed, request_id not set in the MDC: {}", e.toString());
-      return Snapshot.NONE;
-    }
+    Snapshot s = new Snapshot();
+    s.enter(context.requestId(), context.modelName());
+    return s;
   }
 
   private static void set(String key, @Nullable String previous, @Nullable String value) {
@@ -37,31 +30,50 @@ final class Mdc {
     }
   }
 
-  /** The MDC values before a context was entered. */
-  static final class Snapshot {
-    static final Snapshot NONE = new Snapshot(null, null, false);
+  /**
+   * The MDC values before a context was entered. Mutable and reusable (a scope frame is one, so that
+   * entering a context makes no snapshot object): {@link #enter} records and sets, {@link #restore}
+   * puts back.
+   */
+  static class Snapshot {
+    private @Nullable String requestId;
+    private @Nullable String modelName;
+    private boolean active;
 
-    private final @Nullable String requestId;
-    private final @Nullable String modelName;
-    private final boolean active;
+    Snapshot() {}
 
-    private Snapshot(@Nullable String requestId, @Nullable String modelName, boolean active) {
-      this.requestId = requestId;
-      this.modelName = modelName;
-      this.active = active;
+    /** Records the current MDC values and puts {@code requestId} and {@code modelName} (null removes). */
+    final void enter(@Nullable String id, @Nullable String model) {
+      try {
+        String previousId = MDC.get(REQUEST_ID);
+        String previousModel = MDC.get(MODEL_NAME);
+        set(REQUEST_ID, previousId, id);
+        set(MODEL_NAME, previousModel, model);
+        requestId = previousId;
+        modelName = previousModel;
+        active = true;
+      } catch (RuntimeException e) {
+        ContextLog.MISUSE.warn("SLF4J MDC failed, request_id not set in the MDC: {}", e.toString());
+        requestId = null;
+        modelName = null;
+        active = false;
+      }
     }
 
     /** Puts back the values seen before the context was entered (removing keys that were absent). */
-    void restore() {
+    final void restore() {
       if (!active) {
         return;
       }
+      active = false;
       try {
         set(REQUEST_ID, MDC.get(REQUEST_ID), requestId);
         set(MODEL_NAME, MDC.get(MODEL_NAME), modelName);
       } catch (RuntimeException e) {
         ContextLog.MISUSE.warn("SLF4J MDC failed, request_id not restored in the MDC: {}", e.toString());
       }
+      requestId = null;
+      modelName = null;
     }
   }
 }

@@ -174,7 +174,8 @@ public interface RequestContext {
   final class Builder {
     private final String requestId;
     private @Nullable String modelName;
-    private final Map<String, String> attributes = new LinkedHashMap<>();
+    /** Made on the first attribute only: a builder without attributes is often scalar-replaced by the JIT. */
+    private @Nullable Map<String, String> attributes;
 
     private Builder(@Nullable String requestId) {
       if (requestId != null && RequestIds.isValid(requestId)) {
@@ -185,7 +186,7 @@ public interface RequestContext {
       this.requestId = accepted.id();
       String rejected = accepted.rejectedValue();
       if (rejected != null) {
-        attributes.put(RequestIds.REJECTED_ATTRIBUTE, rejected);
+        attributes().put(RequestIds.REJECTED_ATTRIBUTE, rejected);
         ContextLog.INVALID_ID.warn(
             "invalid request ID '{}' passed to RequestContext.with: replaced by {}", rejected, this.requestId);
       }
@@ -205,16 +206,26 @@ public interface RequestContext {
     public Builder attribute(String key, @Nullable String value) {
       Objects.requireNonNull(key, "attribute key");
       if (value == null) {
-        attributes.remove(key);
+        if (attributes != null) {
+          attributes.remove(key);
+        }
       } else {
-        attributes.put(key, value);
+        attributes().put(key, value);
       }
       return this;
     }
 
+    private Map<String, String> attributes() {
+      Map<String, String> a = attributes;
+      if (a == null) {
+        a = attributes = new LinkedHashMap<>();
+      }
+      return a;
+    }
+
     /** The immutable context. */
     public RequestContext build() {
-      return new DefaultRequestContext(requestId, modelName, attributes);
+      return new DefaultRequestContext(requestId, modelName, attributes == null ? Map.of() : attributes);
     }
 
     /** Builds the context and {@linkplain RequestContext#run runs} {@code task} under it. */

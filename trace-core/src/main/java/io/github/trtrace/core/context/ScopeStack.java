@@ -1,5 +1,7 @@
 package io.github.trtrace.core.context;
 
+import io.github.trtrace.core.internal.ContextAccess.ReusableScope;
+import java.util.Map;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -73,10 +75,22 @@ final class ScopeStack {
   }
 
   Frame push(RequestContext context) {
-    Frame parent = top.get();
-    Frame frame = new Frame(this, Thread.currentThread(), parent, context);
+    Frame frame = new Frame(this);
+    frame.push(top.get(), context, context.requestId(), context.modelName(), context.attributes());
     top.set(frame);
     return frame;
+  }
+
+  /**
+   * Pushes {@code frame} again (a {@link ReusableScope}'s), its context to be built only when asked
+   * for; {@code null} or a frame still on a stack (its close deferred) gets a new frame. Returns the
+   * frame pushed.
+   */
+  Frame pushReusable(@Nullable Frame frame, String requestId, @Nullable String modelName, Map<String, String> attributes) {
+    Frame f = frame == null || !frame.released() ? new Frame(this) : frame;
+    f.push(top.get(), null, requestId, modelName, attributes);
+    top.set(f);
+    return f;
   }
 
   /** Closes the scopes deeper than {@code depth}, left open by the code of a {@code run}/{@code call}. */
@@ -87,7 +101,7 @@ final class ScopeStack {
     }
     misuse(f,
         "RequestContext scope opened inside run/call was not closed; closing it when run/call returns ({})",
-        f.context);
+        f.context());
     while (f != null && f.depth > depth) {
       f.release();
       f = f.parent;
@@ -112,14 +126,14 @@ final class ScopeStack {
       misuse(frame,
           "RequestContext scope closed inside a run/call that began after it was opened: it closes when that"
               + " run/call returns ({})",
-          frame.context);
+          frame.context());
       return;
     }
     Frame f = top.get();
     if (f != frame) {
       misuse(frame,
           "RequestContext scope closed out of order: scopes opened inside it are closed with it ({})",
-          frame.context);
+          frame.context());
     }
     while (f != null && f != frame) {
       f.release();
@@ -144,40 +158,79 @@ final class ScopeStack {
     setTop(f);
   }
 
+  /**
+   * Sets the top; an empty stack is a null value, not a removed entry: removing and setting again
+   * made a new thread-local map entry per request (issue 10). The entry costs the thread one slot.
+   */
   private void setTop(@Nullable Frame frame) {
-    if (frame == null) {
-      top.remove();
-    } else {
-      top.set(frame);
-    }
+    top.set(frame);
   }
 
-  /** One {@link RequestContext#open()}: the context, the scope below it and the MDC values it replaced. */
-  static final class Frame implements RequestContext.Scope {
+  /**
+   * One {@link RequestContext#open()}: the context, the scope below it and the MDC values it replaced
+   * (the frame is the {@link Mdc.Snapshot}, so that opening makes one object). A {@link ReusableScope}'s
+   * frame is pushed again and again, its context built on demand ({@link #context()}).
+   */
+  static final class Frame extends Mdc.Snapshot implements RequestContext.Scope {
     final ScopeStack stack;
-    final Thread owner;
-    final @Nullable Frame parent;
-    final int depth;
-    final RequestContext context;
-    private final Mdc.Snapshot mdc;
+    Thread owner;
+    @Nullable Frame parent;
+    int depth;
+    private @Nullable RequestContext context;
+    private String requestId = "";
+    private @Nullable String modelName;
+    private Map<String, String> attributes = Map.of();
     /** Where it was opened, in strict mode only. */
-    final @Nullable Throwable opened;
+    @Nullable Throwable opened;
     boolean closed;
     boolean deferred;
 
-    Frame(ScopeStack stack, Thread owner, @Nullable Frame parent, RequestContext context) {
+    Frame(ScopeStack stack) {
       this.stack = stack;
-      this.owner = owner;
+      this.owner = Thread.currentThread();
+    }
+
+    void push(@Nullable Frame parent, @Nullable RequestContext context, @Nullable String requestId,
+        @Nullable String modelName, Map<String, String> attributes) {
+      this.owner = Thread.currentThread();
       this.parent = parent;
       this.depth = parent == null ? 1 : parent.depth + 1;
       this.context = context;
+      this.requestId = requestId == null ? "" : requestId;
+      this.modelName = modelName;
+      this.attributes = attributes;
       this.opened = STRICT ? new Throwable("RequestContext scope opened on " + owner.getName()) : null;
-      this.mdc = Mdc.enter(context);
+      this.closed = false;
+      this.deferred = false;
+      enter(requestId, modelName);
+    }
+
+    /** The frame's context; a reused frame builds it on first use (until it is pushed again). */
+    RequestContext context() {
+      RequestContext c = context;
+      if (c == null) {
+        c = context = new DefaultRequestContext(requestId, modelName, attributes);
+      }
+      return c;
+    }
+
+    @Nullable String requestId() {
+      return context != null ? context.requestId() : requestId;
+    }
+
+    @Nullable String modelName() {
+      return context != null ? context.modelName() : modelName;
+    }
+
+    /** Closed and off every stack (not waiting for a deferred close): free to be pushed again. */
+    boolean released() {
+      return closed && !deferred;
     }
 
     void release() {
       closed = true;
-      mdc.restore();
+      deferred = false;
+      restore();
     }
 
     @Override
@@ -187,7 +240,7 @@ final class ScopeStack {
 
     @Override
     public String toString() {
-      return "Scope{" + context + (closed ? ", closed}" : "}");
+      return "Scope{" + context() + (closed ? ", closed}" : "}");
     }
   }
 }

@@ -2,6 +2,8 @@ package io.github.trtrace.core.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.internal.PendingOffer;
+import io.github.trtrace.core.internal.PendingRecord;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;
@@ -53,8 +55,14 @@ import org.slf4j.LoggerFactory;
  * VirtualMachineError} means the JVM itself is broken: the dispatcher then stops (later offers are
  * counted as dropped after close), closes every sink that still answers, and the error is rethrown
  * to the thread's uncaught-exception handler.
+ *
+ * <p>Queue elements (issue 10, garbage-free callers): either a built {@link InferenceRecord} (from
+ * {@link #offer}) or a {@link PendingRecord}, the tracer's pooled mutable entry ({@link
+ * #offerPending}). The worker turns a pending record into the immutable record as it takes it from
+ * the queue ({@link #take}) and gives the entry back to its pool there, so sinks only ever see
+ * immutable records and the caller allocates nothing: the snapshot's allocation moves to the worker.
  */
-final class DefaultDispatcher implements Dispatcher {
+final class DefaultDispatcher implements Dispatcher, PendingOffer {
   private static final Logger LOG = LoggerFactory.getLogger("io.github.trtrace.dispatch");
   private static final long LOG_INTERVAL_MILLIS = 10_000;
   private static final long DROP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -65,9 +73,9 @@ final class DefaultDispatcher implements Dispatcher {
   private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final SinkSlot[] sinks;
-  private final MpscAtomicArrayQueue<InferenceRecord> mainQueue;
+  private final MpscAtomicArrayQueue<Object> mainQueue;
   private final int mainCapacity;
-  private final MpscAtomicArrayQueue<InferenceRecord> reserveQueue;
+  private final MpscAtomicArrayQueue<Object> reserveQueue;
   private final int reservedCapacity;
   private final QueueFullPolicy policy;
   private final long blockTimeoutNanos;
@@ -153,6 +161,16 @@ final class DefaultDispatcher implements Dispatcher {
       misuseLog.warn("Dispatcher.offer(null) ignored: a record is required");
       return false;
     }
+    return offerElement(record, priority);
+  }
+
+  @Override
+  public boolean offerPending(PendingRecord record, boolean priority) {
+    return offerElement(record, priority);
+  }
+
+  /** {@code record}: an {@link InferenceRecord} or a {@link PendingRecord}. */
+  private boolean offerElement(Object record, boolean priority) {
     offered.increment();
     int cell = gate.enter();
     try {
@@ -176,14 +194,14 @@ final class DefaultDispatcher implements Dispatcher {
     }
   }
 
-  private boolean tryEnqueue(InferenceRecord record, boolean priority) {
+  private boolean tryEnqueue(Object record, boolean priority) {
     return mainQueue.offerIfBelowThreshold(record, mainCapacity)
         || (priority
             && reservedCapacity > 0
             && reserveQueue.offerIfBelowThreshold(record, reservedCapacity));
   }
 
-  private boolean blockingOffer(InferenceRecord record, boolean priority) {
+  private boolean blockingOffer(Object record, boolean priority) {
     long deadline = System.nanoTime() + blockTimeoutNanos;
     LockSupport.unpark(worker);
     for (int spins = 0; ; spins++) {
@@ -447,14 +465,15 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   private static int take(
-      MpscAtomicArrayQueue<InferenceRecord> queue, List<InferenceRecord> batch, int room, long max) {
+      MpscAtomicArrayQueue<Object> queue, List<InferenceRecord> batch, int room, long max) {
     int n = 0;
     while (n < room && n < max) {
-      InferenceRecord r = queue.poll();
+      Object r = queue.poll();
       if (r == null) {
         break;
       }
-      batch.add(r);
+      // a pending record becomes the immutable record here and its entry goes back to the pool
+      batch.add(r instanceof PendingRecord ? ((PendingRecord) r).toRecord() : (InferenceRecord) r);
       n++;
     }
     return n;

@@ -1,8 +1,6 @@
 package io.github.trtrace.core.internal;
 
 import io.github.trtrace.core.InputFlag;
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
@@ -31,7 +29,7 @@ public final class InputInspector {
           | bit(InputFlag.INVALID_UTF16) | bit(InputFlag.INVISIBLE_FORMAT) | bit(InputFlag.TAG_CHARS);
 
   /** Result sets by bit mask of flag ordinals; unmodifiable, EnumSet-backed, shared. */
-  private static final Set<InputFlag>[] BY_MASK = allCombinations();
+  private static final Set<InputFlag>[] BY_MASK = FlagSets.allCombinations(InputFlag.class);
 
   private InputInspector() {}
 
@@ -95,20 +93,5 @@ public final class InputInspector {
 
   private static int bit(InputFlag f) {
     return 1 << f.ordinal();
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Set<InputFlag>[] allCombinations() {
-    Set<InputFlag>[] sets = new Set[1 << FLAGS.length];
-    for (int mask = 0; mask < sets.length; mask++) {
-      EnumSet<InputFlag> s = EnumSet.noneOf(InputFlag.class);
-      for (InputFlag f : FLAGS) {
-        if ((mask & bit(f)) != 0) {
-          s.add(f);
-        }
-      }
-      sets[mask] = Collections.unmodifiableSet(s);
-    }
-    return sets;
   }
 }

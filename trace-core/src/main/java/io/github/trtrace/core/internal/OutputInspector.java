@@ -1,8 +1,6 @@
 package io.github.trtrace.core.internal;
 
 import io.github.trtrace.core.OutputFlag;
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -19,10 +17,13 @@ public final class OutputInspector {
 
   private OutputInspector() {}
 
-  /** The flags of {@code output}; an unmodifiable set, empty when nothing stands out. */
+  /** Result sets by bit mask of flag ordinals; unmodifiable, shared (computing flags allocates nothing). */
+  private static final Set<OutputFlag>[] BY_MASK = FlagSets.allCombinations(OutputFlag.class);
+
+  /** The flags of {@code output}; an unmodifiable set, empty when nothing stands out, shared per combination. */
   public static Set<OutputFlag> flags(CharSequence output) {
     int n = output.length();
-    EnumSet<OutputFlag> flags = EnumSet.noneOf(OutputFlag.class);
+    int flags = 0;
     boolean blank = true;
     for (int i = 0; i < n; i++) {
       char c = output.charAt(i);
@@ -30,25 +31,29 @@ public final class OutputInspector {
         blank = false;
       }
       if (c == '\uFFFD') {
-        flags.add(OutputFlag.REPLACEMENT_CHAR);
+        flags |= bit(OutputFlag.REPLACEMENT_CHAR);
       } else if (isBidiControl(c)) {
-        flags.add(OutputFlag.BIDI_CONTROL);
+        flags |= bit(OutputFlag.BIDI_CONTROL);
       } else if (Character.isHighSurrogate(c)) {
         if (i + 1 < n && Character.isLowSurrogate(output.charAt(i + 1))) {
           i++;
         } else {
-          flags.add(OutputFlag.INVALID_UTF16);
+          flags |= bit(OutputFlag.INVALID_UTF16);
         }
       } else if (Character.isLowSurrogate(c)) {
-        flags.add(OutputFlag.INVALID_UTF16);
+        flags |= bit(OutputFlag.INVALID_UTF16);
       }
     }
     if (blank) {
-      flags.add(OutputFlag.EMPTY);
+      flags |= bit(OutputFlag.EMPTY);
     } else if (hasRepetition(output)) {
-      flags.add(OutputFlag.REPETITION);
+      flags |= bit(OutputFlag.REPETITION);
     }
-    return flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(flags);
+    return BY_MASK[flags];
+  }
+
+  private static int bit(OutputFlag f) {
+    return 1 << f.ordinal();
   }
 
   /**
