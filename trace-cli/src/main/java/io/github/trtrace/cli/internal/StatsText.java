@@ -85,20 +85,9 @@ final class StatsText {
           + " (fitted to the buckets' median compute time, latency less queue_ms)");
     }
 
-    List<Stats.Slow> slow = s.slowest();
-    if (!slow.isEmpty()) {
-      out.println();
-      out.println("Slowest " + slow.size() + " requests");
-      Table sl = new Table("request_id", "model", "status", ">latency", ">input", ">output", "dominant stage",
-          "input flags", "output flags");
-      for (Stats.Slow x : slow) {
-        sl.row(x.requestId(), x.model(), x.status(), Fmt.ms(x.latencyMs()), x.inputTokens() < 0 ? "-" : Fmt.count(x.inputTokens()),
-            x.outputTokens() < 0 ? "-" : Fmt.count(x.outputTokens()),
-            x.dominantStage() + (Double.isNaN(x.dominantMs()) ? "" : " " + Fmt.ms(x.dominantMs())), x.inputFlags(),
-            x.outputFlags());
-      }
-      sl.print(out);
-    }
+    slowTable(out, "Slowest " + s.slowest().size() + " requests", s.slowest());
+    slowTable(out, "Slowest " + s.slowestByCompute().size() + " successful requests by compute time (latency less"
+        + " queue: slow for their input, not for a backlog)", s.slowestByCompute());
 
     out.println();
     out.println("Status and error types");
@@ -116,6 +105,23 @@ final class StatsText {
     }
     ft.print(out);
     problems(out, read);
+  }
+
+  private static void slowTable(PrintStream out, String title, List<Stats.Slow> slow) {
+    if (slow.isEmpty()) {
+      return;
+    }
+    out.println();
+    out.println(title);
+    Table sl = new Table("request_id", "model", "status", ">latency", ">compute", ">input", ">output", "dominant stage",
+        "input flags", "output flags");
+    for (Stats.Slow x : slow) {
+      sl.row(x.requestId(), x.model(), x.status(), Fmt.ms(x.latencyMs()), Fmt.ms(x.computeMs()),
+          x.inputTokens() < 0 ? "-" : Fmt.count(x.inputTokens()), x.outputTokens() < 0 ? "-" : Fmt.count(x.outputTokens()),
+          x.dominantStage() + (Double.isNaN(x.dominantMs()) ? "" : " " + Fmt.ms(x.dominantMs())), x.inputFlags(),
+          x.outputFlags());
+    }
+    sl.print(out);
   }
 
   static void problems(PrintStream out, LineReader.Summary read) {
