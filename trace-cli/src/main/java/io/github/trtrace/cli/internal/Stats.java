@@ -291,17 +291,41 @@ final class Stats {
   }
 
   /**
-   * The knee of median compute time (latency less {@code queue_ms}) against mean input tokens over buckets
-   * with {@code minCount} requests. Queue time is left out: it follows the load at the moment (a burst's
-   * backlog), not the input length, and would hide the knee under noise.
+   * The knee of median compute time (latency less {@code queue_ms}) against mean input tokens. Each point of
+   * the fit is one input-length bucket, or where a bucket has fewer than {@code minCount} requests the
+   * smallest run of adjacent buckets that has that many (a short last run joins the one before it). Queue
+   * time is left out: it follows the load at the moment (a burst's backlog), not the input length, and would
+   * hide the knee under noise.
    */
   Knee.Result knee(int minCount) {
-    List<Bucket> used = usedBuckets(minCount);
-    double[] x = new double[used.size()];
-    double[] y = new double[used.size()];
-    for (int i = 0; i < used.size(); i++) {
-      x[i] = used.get(i).meanTokens();
-      y[i] = used.get(i).compute.percentile(50);
+    List<Hist> medians = new ArrayList<>();
+    List<double[]> sums = new ArrayList<>(); // {requests, token sum} per point
+    Hist run = new Hist();
+    double[] sum = {0, 0};
+    for (Bucket b : buckets) {
+      if (b.count == 0) {
+        continue;
+      }
+      run.add(b.compute);
+      sum[0] += b.count;
+      sum[1] += b.tokenSum;
+      if (sum[0] >= Math.max(1, minCount)) {
+        medians.add(run);
+        sums.add(sum);
+        run = new Hist();
+        sum = new double[] {0, 0};
+      }
+    }
+    if (sum[0] > 0 && !medians.isEmpty()) {
+      medians.get(medians.size() - 1).add(run);
+      sums.get(sums.size() - 1)[0] += sum[0];
+      sums.get(sums.size() - 1)[1] += sum[1];
+    }
+    double[] x = new double[medians.size()];
+    double[] y = new double[medians.size()];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = sums.get(i)[1] / sums.get(i)[0];
+      y[i] = medians.get(i).percentile(50);
     }
     return Knee.fit(x, y);
   }

@@ -26,7 +26,8 @@ public final class StatsCommand extends LogCommand implements Callable<Integer> 
   int top;
 
   @Option(names = "--knee-min-count", defaultValue = "" + Findings.KNEE_MIN_COUNT, paramLabel = "N",
-      description = "Requests an input-token bucket needs to enter the knee fit (default: ${DEFAULT-VALUE}).")
+      description = "Requests each point of the knee fit holds: an input-token bucket with fewer is merged with its"
+          + " neighbours (default: ${DEFAULT-VALUE}).")
   int kneeMinCount;
 
   @Override

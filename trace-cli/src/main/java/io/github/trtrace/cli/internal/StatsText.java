@@ -78,11 +78,12 @@ final class StatsText {
         bt.row(range, Fmt.count(b.count), Fmt.ms(p50), Fmt.ms(b.latency.percentile(90)), Fmt.ms(b.latency.max()),
             Fmt.ms(b.stageSum[0] / b.count), Fmt.ms(b.compute.percentile(50)),
             String.format(java.util.Locale.ROOT, "%.3g ms", b.compute.percentile(50) / Math.max(1, b.meanTokens())),
-            b.count < kneeMinCount ? "(too few for the fit)" : aboveKnee ? "above knee" : "");
+            ((aboveKnee ? "above knee" : "") + (b.count < kneeMinCount ? " (fitted with its neighbours)" : "")).strip());
       }
       bt.print(out);
       out.println("  " + (f.knee.found() ? "Knee: " : "") + f.knee.reason()
-          + " (fitted to the buckets' median compute time, latency less queue_ms)");
+          + " (fitted to the buckets' median compute time, latency less queue_ms; buckets with fewer than "
+          + kneeMinCount + " requests merged with their neighbours)");
     }
 
     slowTable(out, "Slowest " + s.slowest().size() + " requests", s.slowest());
