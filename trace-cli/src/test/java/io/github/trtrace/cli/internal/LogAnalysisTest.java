@@ -99,6 +99,27 @@ class LogAnalysisTest {
         + " the arrival peak (50 arrivals"));
   }
 
+  @Test
+  void sparseLongInputsEnterTheKneeFitMergedWithTheirNeighbours() throws IOException {
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 300; i++) { // dense below the knee: 16..1,012 tokens, about 19 per 64-token bucket
+      int tokens = 16 + (i * 996) / 300;
+      lines.add(rec("api-s" + i, i * 0.1, "success", tokens, 1, 20 + 0.1 * tokens, null, null));
+    }
+    for (int i = 0; i < 24; i++) { // sparse above it: one every 40 tokens up to 1,950, at most two per bucket
+      int tokens = 1030 + 40 * i;
+      lines.add(rec("api-l" + i, 30 + i * 0.1, "success", tokens, 1, 20 + 0.1 * tokens + 0.9 * (tokens - 1024), null,
+          null));
+    }
+    Path log = dir.resolve("sparse.log");
+    Files.write(log, lines, StandardCharsets.UTF_8);
+    LogAnalysis.KneeFit k = LogAnalysis.read(List.of(log)).knee();
+    // Dropping the buckets with fewer than three requests would leave only the straight part below 1,024.
+    assertThat(k.found()).as(k.summary()).isTrue();
+    assertThat(k.tokens()).isCloseTo(1024, within(80.0));
+    assertThat(k.slopeAfter()).isCloseTo(1.0, within(0.1));
+  }
+
   private static final Pattern KNEE = Pattern.compile("knee at ([0-9,]+) tokens");
 
   @Test
