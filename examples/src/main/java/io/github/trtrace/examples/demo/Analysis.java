@@ -63,8 +63,8 @@ final class Analysis {
       out.println("1. No clear knee in latency against input length: " + k.summary());
     }
     if (slow.queueBound() > 0) {
-      out.printf(Locale.ROOT, "   the other slow ones (%,d) waited in the queue longer than they computed: the"
-          + " burst's backlog (3), not their input%n", slow.queueBound());
+      out.printf(Locale.ROOT, "   %,d %s waited in the queue longer than they computed: the burst's backlog (3),"
+          + " not their input%n", slow.queueBound(), k.found() ? "of the others" : "of the slow requests");
     }
     out.printf(Locale.ROOT, "   %d of the %d slowest by compute time had %,d+ input tokens:%n", longOnes,
         byCompute.size(), LONG_INPUT);

@@ -128,16 +128,17 @@ final class Findings {
               + " above (two-segment fit R² %.3f, one line %.3f).%s",
           pct(slowAboveKnee, slowCount), SLOW_PERCENTILE, Fmt.ms(slowThresholdMs), slowCount, knee.knee(),
           Fmt.ms(medianBelowKnee), Fmt.ms(medianAboveKnee), knee.slopeBefore(), knee.slopeAfter(), knee.r2Two(),
-          knee.r2One(), queueBoundClause("Of the others, ")));
+          knee.r2One(), queueBoundClause()));
     } else {
-      sentences.add("Latency against input length: " + knee.reason() + "." + queueBoundClause("Of the slow requests, "));
+      sentences.add("Latency against input length: " + knee.reason() + "." + queueBoundClause());
     }
   }
 
-  private String queueBoundClause(String lead) {
+  /** The slow requests (at or below the knee) that the queue explains, not their input. */
+  private String queueBoundClause() {
     return slowQueueBound == 0 ? "" : String.format(Locale.ROOT,
-        " %s%s (%,d) waited longer in the queue than they computed: a backlog ahead of them, not their input.",
-        lead, pct(slowQueueBound, slowCount), slowQueueBound);
+        " %s of the slow requests (%,d)%s waited longer in the queue than they computed: a backlog ahead of them,"
+            + " not their input.", pct(slowQueueBound, slowCount), slowQueueBound, knee.found() ? ", at or below the knee," : "");
   }
 
   private void garbledSentence(Stats s) {
