@@ -111,8 +111,8 @@ final class Analysis {
     out.println();
     List<LoadGenerator.Outcome> hostile = outcomes.stream().filter(o -> o.planned().hostileHeader())
         .filter(o -> o.echoedId() != null).toList();
-    out.printf(Locale.ROOT, "4. Hostile X-Request-IDs: %d were replaced by generated IDs (the value is kept only"
-        + " sanitized, in attributes.rejected_request_id)%n", hostile.size());
+    out.printf(Locale.ROOT, "4. Hostile X-Request-IDs: %d %s replaced by generated IDs (the value is kept only"
+        + " sanitized, in attributes.rejected_request_id)%n", hostile.size(), hostile.size() == 1 ? "was" : "were");
     hostile.stream().limit(1).forEach(h -> find(out, h.echoedId(), file));
   }
 
