@@ -63,6 +63,17 @@ class ModuleDependenciesTest {
   }
 
   @Test
+  void onlyTheExamplesUseTheCli() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("io.github.trtrace.cli..", "io.github.trtrace.examples..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.github.trtrace.cli..")
+        .check(ALL);
+  }
+
+  @Test
   void noLibraryModuleDependsOnTheExamples() {
     noClasses()
         .that()

@@ -1,11 +1,11 @@
 package io.github.trtrace.examples.demo;
 
+import io.github.trtrace.cli.internal.LogAnalysis;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.context.RequestIds;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +61,7 @@ public final class Demo {
   }
 
   /** What a run produced. */
-  public record Result(LoadGenerator.Plan plan, List<LoadGenerator.Outcome> outcomes, Analysis.Report report,
+  public record Result(LoadGenerator.Plan plan, List<LoadGenerator.Outcome> outcomes, LogAnalysis analysis,
       double capacity) {}
 
   static final Duration BURST_WINDOW = Duration.ofMillis(100);
@@ -111,11 +111,9 @@ public final class Demo {
     }
     summarize(outcomes, out);
 
-    Analysis.Report report = Analysis.analyse(Analysis.read(o.log()));
-    Analysis.print(report, o.log(), out);
-    cli(o.log(), out);
+    LogAnalysis analysis = Analysis.run(o.log(), outcomes, out);
     out.printf(Locale.ROOT, "%n(demo took %.1f s)%n", (System.nanoTime() - t0) / 1e9);
-    return new Result(plan, outcomes, report, capacity);
+    return new Result(plan, outcomes, analysis, capacity);
   }
 
   /**
@@ -168,34 +166,5 @@ public final class Demo {
     out.printf(Locale.ROOT, "load done: %d requests, HTTP status %s; X-Request-ID echoed for %d/%d callers' IDs,"
         + " replaced by a generated one for %d/%d hostile ones%n",
         outcomes.size(), byStatus, echoed, valid, replaced, hostile);
-  }
-
-  /**
-   * Runs {@code trtrace stats} on the log and writes the HTML report beside it, through trace-cli (a
-   * dependency of the examples; looked up reflectively so the demo still runs from a build without it).
-   */
-  static void cli(Path log, PrintStream out) {
-    Method run;
-    try {
-      Class<?> c = Class.forName("io.github.trtrace.cli.TrtraceCli");
-      run = c.getMethod("run", PrintStream.class, PrintStream.class, String[].class);
-    } catch (ReflectiveOperationException | LinkageError e) {
-      out.println();
-      out.println("(trace-cli is not in this build: no 'trtrace stats' output and no HTML report here;"
-          + " the conclusions above come from the demo's own analysis of the same records)");
-      return;
-    }
-    Path html = log.resolveSibling("report.html");
-    try {
-      out.println();
-      out.println("== trtrace stats " + log + " ==");
-      run.invoke(null, out, System.err, new String[] {"stats", log.toString()});
-      int rc = (int) run.invoke(null, out, System.err, new String[] {"report", "--html", html.toString(),
-          log.toString()});
-      out.println(rc == 0 ? "HTML report: " + html.toAbsolutePath() + " (open it in a browser)"
-          : "trtrace report exited with " + rc);
-    } catch (ReflectiveOperationException e) {
-      out.println("trtrace failed: " + e.getCause());
-    }
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
+import io.github.trtrace.cli.internal.LogAnalysis;
 import io.github.trtrace.core.context.RequestIds;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -23,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String GENERATED = "req-[0-9a-z]{24}";
+  /** "knee at 1,185 input tokens" (the demo), "knee at 1185 tokens" and "more than 1,185 input tokens, the knee" (stats). */
+  private static final Pattern KNEE =
+      Pattern.compile("knee at ([0-9,]+)(?: input)? tokens|more than ([0-9,]+) input tokens, the knee");
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private static String words(int n) {
@@ -202,17 +208,31 @@ class DemoEndToEndTest {
         LoadGenerator.Mix.EVEN);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     Demo.Result result = Demo.run(o, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    Analysis.Report r = result.report();
+    LogAnalysis a = result.analysis();
     String text = printed.toString(StandardCharsets.UTF_8);
 
-    assertThat(r.records()).as(text).isEqualTo(result.outcomes().size());
-    assertThat(r.knee().found()).as(text).isTrue();
-    assertThat(r.knee().tokens()).as(text).isBetween(256, 2048);
-    assertThat(r.slowestLong()).as(text).isGreaterThanOrEqualTo(6); // 58% of these inputs are that long
-    assertThat(r.garbled()).as(text).isNotEmpty();
-    assertThat(r.garbledWithBidi()).as(text).isEqualTo(r.garbled().size());
-    assertThat(r.rejected()).as(text).isNotEmpty();
-    assertThat(r.rejectedNearPeak()).as(text).isGreaterThanOrEqualTo((int) Math.ceil(0.8 * r.rejected().size()));
-    assertThat(text).contains("./trtrace find api-demo-", "knee at");
+    assertThat(a.records()).as(text).isEqualTo(result.outcomes().size());
+    assertThat(a.knee().found()).as(text).isTrue();
+    assertThat(a.knee().tokens()).as(text).isBetween(256.0, 2048.0);
+    assertThat(a.slowestByCompute().stream().filter(r -> r.inputTokens() >= Analysis.LONG_INPUT))
+        .as(text).hasSizeGreaterThanOrEqualTo(6); // 58% of these inputs are that long
+    LogAnalysis.Garbled g = a.garbled();
+    assertThat(g.outputFlagged()).as(text).isPositive();
+    assertThat(g.inputFlag()).as(text).isEqualTo("bidi_control");
+    assertThat(g.withInputFlag()).as(text).isEqualTo(g.outputFlagged());
+    LogAnalysis.Rejected rejected = a.rejected();
+    assertThat(rejected.count()).as(text).isPositive();
+    assertThat(rejected.nearPeak()).as(text).isGreaterThanOrEqualTo((long) Math.ceil(0.8 * rejected.count()));
+    assertThat(text).contains("./trtrace find api-demo-", "./trtrace find " + g.example() + " ",
+        "./trtrace find " + rejected.example() + " ", "== trtrace stats ", "Slowest 10 requests");
+    assertThat(Files.readString(o.log().resolveSibling("report.html"))).contains("<svg");
+
+    // One knee: the demo's conclusions and the 'trtrace stats' output it prints name the same token count.
+    Matcher m = KNEE.matcher(text);
+    List<Long> knees = new ArrayList<>();
+    while (m.find()) {
+      knees.add(Long.parseLong((m.group(1) != null ? m.group(1) : m.group(2)).replace(",", "")));
+    }
+    assertThat(knees).as(text).hasSizeGreaterThanOrEqualTo(3).containsOnly(Math.round(a.knee().tokens()));
   }
 }

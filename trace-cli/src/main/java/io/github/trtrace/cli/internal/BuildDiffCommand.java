@@ -1,10 +1,9 @@
 package io.github.trtrace.cli.internal;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 
 /** {@code trtrace build-diff <baseline.build.json> <new.build.json>}. */
 @Command(name = "build-diff", mixinStandardHelpOptions = true,
@@ -13,11 +12,7 @@ import picocli.CommandLine.Parameters;
       "fallbacks, device memory, plan size, engine layers, new warnings and errors), improvements, notes.",
       "Exit code 1 when anything regressed, without thresholds; use gate for allowed limits."})
 public final class BuildDiffCommand implements Callable<Integer>, Streams {
-  @Parameters(index = "0", paramLabel = "BASELINE", description = "The baseline build report.")
-  Path baseline = Path.of("");
-
-  @Parameters(index = "1", paramLabel = "NEW", description = "The new build report.")
-  Path current = Path.of("");
+  @Mixin BuildReports reports = new BuildReports();
 
   private PrintStream out = System.out;
 
@@ -28,10 +23,10 @@ public final class BuildDiffCommand implements Callable<Integer>, Streams {
 
   @Override
   public Integer call() throws Exception {
-    BuildReportFile base = BuildReportFile.read(baseline);
-    BuildReportFile cur = BuildReportFile.read(current);
+    BuildReportFile base = reports.readBaseline();
+    BuildReportFile cur = reports.readCurrent();
     BuildRules.Diff d = BuildRules.diff(cur, base, BuildRules.Limits.ZERO);
-    out.println("Build diff for " + cur.modelName() + ": " + baseline + " -> " + current);
+    out.println("Build diff for " + cur.modelName() + ": " + reports.baseline + " -> " + reports.current);
     section("Regressions", d.regressions().stream().map(BuildRules::line).toList());
     section("Improvements", d.improvements().stream().map(BuildRules::line).toList());
     section("Notes", d.notes());

@@ -1,12 +1,11 @@
 package io.github.trtrace.cli.internal;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code trtrace gate <baseline.build.json> <new.build.json> [limits]}. */
 @Command(name = "gate", mixinStandardHelpOptions = true,
@@ -15,11 +14,7 @@ import picocli.CommandLine.Parameters;
       "the baseline beyond the limits. Defaults are strict: no fusion-rate drop, 5 %% memory and plan",
       "growth, no extra engine layers, no new warnings, errors or precision fallbacks."})
 public final class GateCommand implements Callable<Integer>, Streams {
-  @Parameters(index = "0", paramLabel = "BASELINE", description = "The baseline build report.")
-  Path baseline = Path.of("");
-
-  @Parameters(index = "1", paramLabel = "NEW", description = "The new build report.")
-  Path current = Path.of("");
+  @Mixin BuildReports reports = new BuildReports();
 
   @Option(names = "--max-fusion-rate-drop", defaultValue = "0", paramLabel = "D", description = "Largest allowed absolute fusion-rate drop, 0..1 (default: ${DEFAULT-VALUE}).")
   double maxFusionRateDrop;
@@ -57,8 +52,8 @@ public final class GateCommand implements Callable<Integer>, Streams {
     if (maxEngineLayerGrowth < 0) {
       throw new IllegalArgumentException("--max-engine-layer-growth must be >= 0: " + maxEngineLayerGrowth);
     }
-    BuildReportFile base = BuildReportFile.read(baseline);
-    BuildReportFile cur = BuildReportFile.read(current);
+    BuildReportFile base = reports.readBaseline();
+    BuildReportFile cur = reports.readCurrent();
     BuildRules.Diff d = BuildRules.diff(cur, base,
         new BuildRules.Limits(maxFusionRateDrop, maxMemoryGrowth, maxPlanGrowth, maxEngineLayerGrowth));
     List<BuildRules.Change> failures = BuildRules.failures(d, allowNewWarnings, allowPrecisionFallbacks, allowNewErrors);

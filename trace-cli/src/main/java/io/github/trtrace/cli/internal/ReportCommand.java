@@ -1,7 +1,5 @@
 package io.github.trtrace.cli.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,24 +24,17 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
   @Option(names = "--top", defaultValue = "20", paramLabel = "N", description = "Slowest requests listed (default: ${DEFAULT-VALUE}).")
   int top;
 
-  @Option(names = "--knee-min-count", defaultValue = "3", paramLabel = "N",
-      description = "Requests an input-token bucket needs to enter the knee fit (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--knee-min-count", defaultValue = "" + Findings.KNEE_MIN_COUNT, paramLabel = "N",
+      description = "Requests each point of the knee fit holds: an input-token bucket with fewer is merged with its"
+          + " neighbours (default: ${DEFAULT-VALUE}).")
   int kneeMinCount;
 
   @Override
   public Integer call() throws Exception {
-    List<Path> files = files(paths);
-    Analysis a = Analysis.of(files, top, showProgress());
-    Findings f = new Findings(a.stats, kneeMinCount);
-    String sources = files.size() == 1 ? files.get(0).toString() : files.size() + " files (" + files.get(0) + ", ...)";
-    String page = HtmlReport.render(a.read, a.stats, f, sources);
-    Path parent = html.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    Files.writeString(html, page, StandardCharsets.UTF_8);
-    out.println("trtrace report: wrote " + html + " (" + a.read.describe() + ")");
-    for (String s : f.sentences) {
+    LogAnalysis a = LogAnalysis.read(files(paths), top, showProgress(), kneeMinCount);
+    a.writeHtml(html);
+    out.println("trtrace report: wrote " + html + " (" + a.describeRead() + ")");
+    for (String s : a.sentences()) {
       out.println("  * " + s);
     }
     out.flush();

@@ -38,6 +38,8 @@ final class Stats {
     final Hist latency = new Hist();
     /** Latency less queue time: what input length drives (queueing follows load, not length). */
     final Hist compute = new Hist();
+    /** Latency of the requests that waited longer in the queue than they computed (a backlog, not their input). */
+    final Hist queueBound = new Hist();
     final double[] stageSum = new double[Stages.COUNT];
 
     Bucket(long lo, long hi) {
@@ -53,7 +55,12 @@ final class Stats {
   /** One of the slowest requests. */
   record Slow(String requestId, String model, String status, double latencyMs, long inputTokens, long outputTokens,
       String dominantStage, double dominantMs, double queueMs, String inputFlags, String outputFlags,
-      @Nullable String errorType) {}
+      @Nullable String errorType) {
+    /** Latency less queue time (all of the latency when the queue time is unknown). */
+    double computeMs() {
+      return queueMs >= 0 && queueMs <= latencyMs ? latencyMs - queueMs : latencyMs;
+    }
+  }
 
   /** One scatter point. */
   record Point(long tokens, double latencyMs, boolean outputFlagged, boolean failed, boolean bidi) {}
@@ -62,6 +69,8 @@ final class Stats {
   static final class FlagCount {
     long records;
     long withOutputFlags;
+    /** The first request (in reading order) with this input flag and a flagged output: one to look at. */
+    @Nullable String flaggedExample;
   }
 
   final int topN;
@@ -81,6 +90,9 @@ final class Stats {
   long withTokens;
   private final PriorityQueue<Slow> slow =
       new PriorityQueue<>(Comparator.comparingDouble(Slow::latencyMs).thenComparing(Slow::requestId, Comparator.reverseOrder()));
+  /** The slowest successful requests by compute time: slow for their own input, not for a backlog ahead of them. */
+  private final PriorityQueue<Slow> slowCompute =
+      new PriorityQueue<>(Comparator.comparingDouble(Slow::computeMs).thenComparing(Slow::requestId, Comparator.reverseOrder()));
   final Map<String, Long> errorTypes = new TreeMap<>();
   /** Key: input flags, output flags, status (tab separated). */
   final Map<String, Long> flagTable = new TreeMap<>();
@@ -91,6 +103,8 @@ final class Stats {
   long lastMicros = Long.MIN_VALUE;
   long firstRejectedMicros = Long.MAX_VALUE;
   long lastRejectedMicros = Long.MIN_VALUE;
+  /** The earliest rejected request: one to look at. */
+  @Nullable String firstRejectedId;
   final TimeBins time = new TimeBins();
   private final List<Point> sample = new ArrayList<>();
   private final SplittableRandom random = new SplittableRandom(42);
@@ -150,7 +164,11 @@ final class Stats {
       b.tokenSum += r.inputTokens;
       b.latency.record(lat);
       double queue = r.queueMs();
-      b.compute.record(queue >= 0 && queue <= lat ? lat - queue : lat);
+      double compute = queue >= 0 && queue <= lat ? lat - queue : lat;
+      b.compute.record(compute);
+      if (queue > compute) {
+        b.queueBound.record(lat);
+      }
       for (int i = 0; i < Stages.COUNT; i++) {
         if (r.stageMs[i] >= 0) {
           b.stageSum[i] += r.stageMs[i];
@@ -180,6 +198,9 @@ final class Stats {
       c.records++;
       if (flaggedOut) {
         c.withOutputFlags++;
+        if (c.flaggedExample == null && r.requestId != null) {
+          c.flaggedExample = r.requestId;
+        }
       }
     }
 
@@ -190,6 +211,9 @@ final class Stats {
       firstMicros = Math.min(firstMicros, r.timestampMicros);
       lastMicros = Math.max(lastMicros, r.timestampMicros);
       if (rejected) {
+        if (r.timestampMicros < firstRejectedMicros && r.requestId != null) {
+          firstRejectedId = r.requestId;
+        }
         firstRejectedMicros = Math.min(firstRejectedMicros, r.timestampMicros);
         lastRejectedMicros = Math.max(lastRejectedMicros, r.timestampMicros);
       }
@@ -210,13 +234,25 @@ final class Stats {
     }
 
     if (topN > 0 && (slow.size() < topN || lat > slow.peek().latencyMs())) {
-      String id = r.requestId == null ? "?" : r.requestId;
-      slow.add(new Slow(id, model, status, lat, r.inputTokens, r.outputTokens,
-          dom < 0 ? NONE : Stages.NAMES[dom], dom < 0 ? Double.NaN : r.stageMs[dom], r.queueMs(), in, out,
-          r.errorType));
-      if (slow.size() > topN) {
-        slow.poll();
+      keep(slow, slow(r, model, status, dom, in, out));
+    }
+    if (topN > 0 && ok) {
+      Slow x = slow(r, model, status, dom, in, out);
+      if (slowCompute.size() < topN || x.computeMs() > slowCompute.peek().computeMs()) {
+        keep(slowCompute, x);
       }
+    }
+  }
+
+  private static Slow slow(Rec r, String model, String status, int dom, String in, String out) {
+    return new Slow(r.requestId == null ? "?" : r.requestId, model, status, r.latencyMs, r.inputTokens, r.outputTokens,
+        dom < 0 ? NONE : Stages.NAMES[dom], dom < 0 ? Double.NaN : r.stageMs[dom], r.queueMs(), in, out, r.errorType);
+  }
+
+  private void keep(PriorityQueue<Slow> q, Slow x) {
+    q.add(x);
+    if (q.size() > topN) {
+      q.poll();
     }
   }
 
@@ -224,6 +260,13 @@ final class Stats {
   List<Slow> slowest() {
     List<Slow> l = new ArrayList<>(slow);
     l.sort(Comparator.comparingDouble(Slow::latencyMs).reversed().thenComparing(Slow::requestId));
+    return l;
+  }
+
+  /** The slowest successful requests by compute time (latency less queue), slowest first. */
+  List<Slow> slowestByCompute() {
+    List<Slow> l = new ArrayList<>(slowCompute);
+    l.sort(Comparator.comparingDouble(Slow::computeMs).reversed().thenComparing(Slow::requestId));
     return l;
   }
 
@@ -248,17 +291,41 @@ final class Stats {
   }
 
   /**
-   * The knee of median compute time (latency less {@code queue_ms}) against mean input tokens over buckets
-   * with {@code minCount} requests. Queue time is left out: it follows the load at the moment (a burst's
-   * backlog), not the input length, and would hide the knee under noise.
+   * The knee of median compute time (latency less {@code queue_ms}) against mean input tokens. Each point of
+   * the fit is one input-length bucket, or where a bucket has fewer than {@code minCount} requests the
+   * smallest run of adjacent buckets that has that many (a short last run joins the one before it). Queue
+   * time is left out: it follows the load at the moment (a burst's backlog), not the input length, and would
+   * hide the knee under noise.
    */
   Knee.Result knee(int minCount) {
-    List<Bucket> used = usedBuckets(minCount);
-    double[] x = new double[used.size()];
-    double[] y = new double[used.size()];
-    for (int i = 0; i < used.size(); i++) {
-      x[i] = used.get(i).meanTokens();
-      y[i] = used.get(i).compute.percentile(50);
+    List<Hist> medians = new ArrayList<>();
+    List<double[]> sums = new ArrayList<>(); // {requests, token sum} per point
+    Hist run = new Hist();
+    double[] sum = {0, 0};
+    for (Bucket b : buckets) {
+      if (b.count == 0) {
+        continue;
+      }
+      run.add(b.compute);
+      sum[0] += b.count;
+      sum[1] += b.tokenSum;
+      if (sum[0] >= Math.max(1, minCount)) {
+        medians.add(run);
+        sums.add(sum);
+        run = new Hist();
+        sum = new double[] {0, 0};
+      }
+    }
+    if (sum[0] > 0 && !medians.isEmpty()) {
+      medians.get(medians.size() - 1).add(run);
+      sums.get(sums.size() - 1)[0] += sum[0];
+      sums.get(sums.size() - 1)[1] += sum[1];
+    }
+    double[] x = new double[medians.size()];
+    double[] y = new double[medians.size()];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = sums.get(i)[1] / sums.get(i)[0];
+      y[i] = medians.get(i).percentile(50);
     }
     return Knee.fit(x, y);
   }

@@ -22,11 +22,12 @@ public final class StatsCommand extends LogCommand implements Callable<Integer> 
   @Option(names = "--json", description = "Write one JSON object for machines instead of text.")
   boolean json;
 
-  @Option(names = "--top", defaultValue = "10", paramLabel = "N", description = "Slowest requests listed (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--top", defaultValue = "" + LogAnalysis.TOP, paramLabel = "N", description = "Slowest requests listed (default: ${DEFAULT-VALUE}).")
   int top;
 
-  @Option(names = "--knee-min-count", defaultValue = "3", paramLabel = "N",
-      description = "Requests an input-token bucket needs to enter the knee fit (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--knee-min-count", defaultValue = "" + Findings.KNEE_MIN_COUNT, paramLabel = "N",
+      description = "Requests each point of the knee fit holds: an input-token bucket with fewer is merged with its"
+          + " neighbours (default: ${DEFAULT-VALUE}).")
   int kneeMinCount;
 
   @Override
@@ -34,16 +35,14 @@ public final class StatsCommand extends LogCommand implements Callable<Integer> 
     if (top < 0 || top > 10_000) {
       throw new IllegalArgumentException("--top must be 0..10000: " + top);
     }
-    Analysis a = Analysis.of(files(paths), top, showProgress());
-    Findings f = new Findings(a.stats, kneeMinCount);
+    LogAnalysis a = LogAnalysis.read(files(paths), top, showProgress(), kneeMinCount);
     if (json) {
-      StatsJson.write(out, a.read, a.stats, f, kneeMinCount);
+      a.writeJson(out);
     } else {
-      StatsText.print(out, a.read, a.stats, f, kneeMinCount);
+      a.printStats(out);
     }
-    out.flush();
-    if (a.read.malformed + a.read.torn > 0 && json) {
-      err.println("trtrace stats: " + a.read.describe());
+    if (a.skippedLines() && json) {
+      err.println("trtrace stats: " + a.describeRead());
     }
     return 0;
   }

@@ -142,6 +142,7 @@ final class StatsJson {
       num(g, "slow_threshold_ms", f.slowThresholdMs);
       g.writeNumberField("slow_count", f.slowCount);
       g.writeNumberField("slow_above_knee", f.slowAboveKnee);
+      g.writeNumberField("slow_queue_bound", f.slowQueueBound);
       num(g, "median_below_knee_ms", f.medianBelowKnee);
       num(g, "median_above_knee_ms", f.medianAboveKnee);
       g.writeNumberField("output_flagged", s.outputFlagged);
@@ -149,6 +150,13 @@ final class StatsJson {
       g.writeNumberField("garbled_with_input_flag", f.garbledWithFlag);
       g.writeNumberField("input_flag_records", f.flagRecords);
       g.writeNumberField("input_flag_records_garbled", f.flagRecordsGarbled);
+      g.writeStringField("garbled_example", f.garbledExample);
+      g.writeNumberField("rejected", f.rejected);
+      g.writeNumberField("rejected_near_arrival_peak", f.rejectedNearPeak);
+      g.writeNumberField("arrival_peak", f.peakArrivals);
+      num(g, "arrival_median", f.medianArrivals);
+      num(g, "arrival_bin_s", s.time.width() / 1e6);
+      g.writeStringField("rejected_example", s.firstRejectedId);
       g.writeArrayFieldStart("sentences");
       for (String x : f.sentences) {
         g.writeString(x);

@@ -78,27 +78,17 @@ final class StatsText {
         bt.row(range, Fmt.count(b.count), Fmt.ms(p50), Fmt.ms(b.latency.percentile(90)), Fmt.ms(b.latency.max()),
             Fmt.ms(b.stageSum[0] / b.count), Fmt.ms(b.compute.percentile(50)),
             String.format(java.util.Locale.ROOT, "%.3g ms", b.compute.percentile(50) / Math.max(1, b.meanTokens())),
-            b.count < kneeMinCount ? "(too few for the fit)" : aboveKnee ? "above knee" : "");
+            ((aboveKnee ? "above knee" : "") + (b.count < kneeMinCount ? " (fitted with its neighbours)" : "")).strip());
       }
       bt.print(out);
       out.println("  " + (f.knee.found() ? "Knee: " : "") + f.knee.reason()
-          + " (fitted to the buckets' median compute time, latency less queue_ms)");
+          + " (fitted to the buckets' median compute time, latency less queue_ms; buckets with fewer than "
+          + kneeMinCount + " requests merged with their neighbours)");
     }
 
-    List<Stats.Slow> slow = s.slowest();
-    if (!slow.isEmpty()) {
-      out.println();
-      out.println("Slowest " + slow.size() + " requests");
-      Table sl = new Table("request_id", "model", "status", ">latency", ">input", ">output", "dominant stage",
-          "input flags", "output flags");
-      for (Stats.Slow x : slow) {
-        sl.row(x.requestId(), x.model(), x.status(), Fmt.ms(x.latencyMs()), x.inputTokens() < 0 ? "-" : Fmt.count(x.inputTokens()),
-            x.outputTokens() < 0 ? "-" : Fmt.count(x.outputTokens()),
-            x.dominantStage() + (Double.isNaN(x.dominantMs()) ? "" : " " + Fmt.ms(x.dominantMs())), x.inputFlags(),
-            x.outputFlags());
-      }
-      sl.print(out);
-    }
+    slowTable(out, "Slowest " + s.slowest().size() + " requests", s.slowest());
+    slowTable(out, "Slowest " + s.slowestByCompute().size() + " successful requests by compute time (latency less"
+        + " queue: slow for their input, not for a backlog)", s.slowestByCompute());
 
     out.println();
     out.println("Status and error types");
@@ -116,6 +106,23 @@ final class StatsText {
     }
     ft.print(out);
     problems(out, read);
+  }
+
+  private static void slowTable(PrintStream out, String title, List<Stats.Slow> slow) {
+    if (slow.isEmpty()) {
+      return;
+    }
+    out.println();
+    out.println(title);
+    Table sl = new Table("request_id", "model", "status", ">latency", ">compute", ">input", ">output", "dominant stage",
+        "input flags", "output flags");
+    for (Stats.Slow x : slow) {
+      sl.row(x.requestId(), x.model(), x.status(), Fmt.ms(x.latencyMs()), Fmt.ms(x.computeMs()),
+          x.inputTokens() < 0 ? "-" : Fmt.count(x.inputTokens()), x.outputTokens() < 0 ? "-" : Fmt.count(x.outputTokens()),
+          x.dominantStage() + (Double.isNaN(x.dominantMs()) ? "" : " " + Fmt.ms(x.dominantMs())), x.inputFlags(),
+          x.outputFlags());
+    }
+    sl.print(out);
   }
 
   static void problems(PrintStream out, LineReader.Summary read) {

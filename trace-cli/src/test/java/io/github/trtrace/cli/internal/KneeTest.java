@@ -42,6 +42,18 @@ class KneeTest {
   }
 
   @Test
+  void aRiseOfThreeQuartersIsAKneeAQuarterIsNot() {
+    // The demo's CPU backend rises about 2.2x past its knee; from 1.5x on, the rise counts (Knee.MIN_SLOPE_RATIO).
+    double[][] mild = points(x -> 20 + 0.06 * x + 0.045 * Math.max(0, x - 1100), 0.01, 5);
+    Knee.Result k = Knee.fit(mild[0], mild[1]);
+    assertThat(k.found()).as(k.reason()).isTrue();
+    assertThat(k.knee()).isCloseTo(1100, within(100.0));
+    assertThat(k.slopeAfter() / k.slopeBefore()).isCloseTo(1.75, within(0.15));
+    double[][] slight = points(x -> 20 + 0.06 * x + 0.015 * Math.max(0, x - 1100), 0.002, 6);
+    assertThat(Knee.fit(slight[0], slight[1]).reason()).contains("does not rise sharply");
+  }
+
+  @Test
   void noKneeOnANoisyStraightLine() {
     for (long seed = 1; seed <= 20; seed++) {
       double[][] p = points(x -> 300 + 0.4 * x, 0.05, seed);
