@@ -129,6 +129,61 @@ class DispatcherTest {
     assertThat(new HashSet<>(ids(store))).hasSize(producers * perProducer);
   }
 
+  /**
+   * A producer waiting for space under BLOCK parks once and is unparked when the worker takes records
+   * out; it does not poll. Counted with the JVM's own wait count of the thread (every park is one),
+   * so the test is about events, not timing.
+   */
+  @Test
+  void aBlockedProducerParksUntilTheWorkerFreesSpaceInsteadOfPolling() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .queueCapacity(4)
+                .reservedCapacity(0)
+                .batchSize(4)
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofSeconds(10)));
+    assertThat(d.offer(record("held"), false)).isTrue();
+    gated.awaitEntered(); // the sink holds "held"; the worker waits for it, the queue is empty
+    for (int i = 0; i < 4; i++) {
+      assertThat(d.offer(record("queued-" + i), false)).isTrue();
+    }
+    CompletableFuture<Boolean> blocked = new CompletableFuture<>();
+    Thread producer = new Thread(() -> blocked.complete(d.offer(record("waiter"), false)), "blocked-producer");
+    producer.start();
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    await().atMost(Duration.ofSeconds(10)).until(() -> isParkedInBlockingOffer(producer));
+    long parksBefore = mx.getThreadInfo(producer.getId()).getWaitedCount();
+    await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+    long parksWhileFull = mx.getThreadInfo(producer.getId()).getWaitedCount() - parksBefore;
+    assertThat(blocked).isNotDone();
+    // nothing freed space meanwhile: a polling wait would have woken thousands of times
+    assertThat(parksWhileFull).isLessThanOrEqualTo(2);
+
+    gated.open(); // the worker gets "held" back, takes the queued records out and unparks the waiter
+    assertThat(blocked.get(10, SECONDS)).isTrue();
+    producer.join(10_000);
+    d.flush().get(10, SECONDS);
+    assertThat(d.stats().dropped()).isZero();
+    assertThat(gated.store.records().stream().map(InferenceRecord::requestId))
+        .containsExactly("held", "queued-0", "queued-1", "queued-2", "queued-3", "waiter");
+  }
+
+  private static boolean isParkedInBlockingOffer(Thread t) {
+    if (t.getState() != Thread.State.TIMED_WAITING) {
+      return false;
+    }
+    for (StackTraceElement e : t.getStackTrace()) {
+      if (e.getMethodName().equals("blockingOffer")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Test
   void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
     CapturingSink store = CapturingSink.create();
