@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Sustained file throughput: producers on every core call one SDK's traced request without pause
  * for a fixed time, then the SDK is closed (drained) and the lines that reached disk are counted.
- * The figure is records written per second of the whole run (drain included), not requests offered:
+ * The figure is records written per second from the start until the SDK had closed (drain and the
+ * compression of the last rotated file included, counting the lines afterwards not), not requests offered:
  * for trtrace the sink's own written count (its retention may delete the oldest rotated files of a
  * long run, so lines on disk, {@code .gz} files decompressed and counted, are printed beside it), for
  * the peers the lines on disk. Also printed: drops (trtrace: counted by the dispatcher; peers: offered
@@ -83,8 +84,9 @@ public final class SustainedThroughput {
     for (Thread t : producers) {
       t.join();
     }
-    teardown.run(); // closes the SDK (drains) and prints offered / written
-    double elapsed = (System.nanoTime() - start) / 1e9;
+    teardown.run(); // closes the SDK (drains), then counts and prints offered / written
+    // until the SDK had closed (every record written and files released), without the counting
+    double elapsed = (WrittenLines.lastReportStartNanos - start) / 1e9;
     long onDisk = WrittenLines.lastWritten;
     long lineBytes = WrittenLines.lastLineBytes;
     double bytesPerLine = onDisk == 0 ? 0 : (double) lineBytes / onDisk;
@@ -95,7 +97,7 @@ public final class SustainedThroughput {
     long dropped = sdk.equals("trtrace") ? TrtraceFileBenchmark.lastDropped : WrittenLines.lastOffered - onDisk;
     System.out.printf("[%s] cpu by thread during the %d s of producing (uptime load %s):%n%s",
         sdk, seconds, loadAverage(), ThreadCpu.between(cpuBefore, cpuAfter));
-    System.out.printf("[%s] threads=%d run=%ds elapsed(incl. drain)=%.2fs offered=%d written=%d dropped=%d"
+    System.out.printf("[%s] threads=%d run=%ds elapsed(until closed)=%.2fs offered=%d written=%d dropped=%d"
             + " lines_on_disk(.gz decompressed)=%d bytes_on_disk(as stored)=%d bytes_per_line=%.0f%n",
         sdk, threads, seconds, elapsed, WrittenLines.lastOffered, written, dropped, onDisk,
         WrittenLines.lastBytes, bytesPerLine);

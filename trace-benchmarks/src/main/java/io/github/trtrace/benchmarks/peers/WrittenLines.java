@@ -55,6 +55,7 @@ final class WrittenLines {
   }
 
   static long report(String sdk, long offered, Path dir) {
+    lastReportStartNanos = System.nanoTime(); // the SDK is closed: what follows is counting, not writing
     long[] counted = countLinesAndBytes(dir);
     long written = counted[0];
     System.out.printf(
@@ -73,6 +74,9 @@ final class WrittenLines {
 
   /** Bytes of the lines counted by the last {@link #report}, decompressed (what was written as JSON). */
   static volatile long lastLineBytes;
+
+  /** When the last {@link #report} began ({@code System.nanoTime()}): right after the SDK closed. */
+  static volatile long lastReportStartNanos;
 
   /** Requests offered, as given to the last {@link #report}. */
   static volatile long lastOffered;
