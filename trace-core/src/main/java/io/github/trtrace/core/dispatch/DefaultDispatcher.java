@@ -46,9 +46,10 @@ import org.slf4j.LoggerFactory;
  * empty, and only then takes its final look at the queues. So every offer either queued its record
  * before that final look (and it is written or counted) or refused it and counted the drop.
  *
- * <p>Sinks: each sink runs on its own daemon thread and is given a batch only when it has finished
- * the previous one. The worker waits at most the export timeout (measured from the start of the
- * sink's current call) for a busy sink; a sink still busy after that misses the batch, counted as
+ * <p>Sinks: each sink runs on its own daemon thread and holds at most one batch besides the one it
+ * is writing, which it starts as soon as that call returns ({@link SinkSlot}). The worker waits at
+ * most the export timeout (measured from the start of the sink's current call) for a sink with no
+ * room; a sink still busy after that misses the batch, counted as
  * {@code lostStuck} for it, and the worker moves on, so a slow or blocked sink never holds up the
  * others for longer than the export timeout, and a stuck one only once. Written and lost counts are
  * kept per sink; a buffering sink reports its own ({@link RecordSink#delivery()}).
@@ -421,6 +422,11 @@ final class DefaultDispatcher implements Dispatcher {
         Collections.unmodifiableMap(perSink));
   }
 
+  /** Whether sink {@code index} holds a batch behind the call it is in (for tests). */
+  boolean holdsNextBatch(int index) {
+    return sinks[index].holdsNext();
+  }
+
   private long queued() {
     return (long) mainQueue.size() + reserveQueue.size();
   }
@@ -529,9 +535,9 @@ final class DefaultDispatcher implements Dispatcher {
   }
 
   /**
-   * Waits until every sink is idle or has been inside its current call for {@code exportTimeout}
-   * (or until {@code deadline}, or until close begins); true when at least one sink is idle and can
-   * take a batch.
+   * Waits until every sink has room for a batch or has been inside its current call for {@code
+   * exportTimeout} (or until {@code deadline}, or until close begins); true when at least one sink
+   * can take a batch.
    */
   private boolean readyForBatch(long deadline, long exportTimeout) {
     boolean any = false;
@@ -539,7 +545,7 @@ final class DefaultDispatcher implements Dispatcher {
       boolean idle;
       for (; ; ) {
         long slice = System.nanoTime() + WAIT_SLICE_NANOS;
-        idle = s.awaitIdle(deadline - slice < 0 ? deadline : slice, exportTimeout);
+        idle = s.awaitRoom(deadline - slice < 0 ? deadline : slice, exportTimeout);
         if (idle
             || s.stuck(exportTimeout)
             || System.nanoTime() - deadline >= 0
@@ -561,7 +567,7 @@ final class DefaultDispatcher implements Dispatcher {
     batch.clear();
     int n = shared.size();
     for (SinkSlot s : sinks) {
-      if (!s.offerWrite(shared)) {
+      if (!s.offerWrite(shared, exportTimeoutNanos)) {
         s.missed(n, exportTimeoutNanos);
       }
     }
