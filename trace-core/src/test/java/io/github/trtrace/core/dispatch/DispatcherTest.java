@@ -211,10 +211,10 @@ class DispatcherTest {
     for (int i = 0; i < 4; i++) {
       assertThat(d.offer(record("next-" + i), false)).isTrue();
     }
-    // the sink is still inside "first": the following batch left the queue (room for callers) and
-    // waits in the sink's slot
-    await().atMost(Duration.ofSeconds(20)).until(() -> d.stats().queued() == 0);
-    assertThat(((DefaultDispatcher) d).holdsNextBatch(0)).isTrue();
+    // the sink is still inside "first": a following batch left the queue (room for callers) and
+    // waits in the sink's slot (all four, or the first ones if the worker woke before the last offer)
+    await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).holdsNextBatch(0));
+    assertThat(d.stats().queued()).isLessThan(4);
     assertThat(gated.store.count()).isZero();
 
     gated.open(); // the sink's thread starts the held batch itself when "first" returns
