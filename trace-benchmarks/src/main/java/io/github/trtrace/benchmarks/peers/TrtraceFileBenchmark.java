@@ -3,6 +3,7 @@ package io.github.trtrace.benchmarks.peers;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.context.RequestContext;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,12 @@ public class TrtraceFileBenchmark {
   private InferenceTracer tracer;
   private final LongAdder offered = new LongAdder();
 
+  /** The sink's own written count after the last {@link #tearDown} (retention may delete files). */
+  static volatile long lastSinkWritten;
+
+  /** Records the dispatcher dropped (counted) in the last trial. */
+  static volatile long lastDropped;
+
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -51,7 +58,10 @@ public class TrtraceFileBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     tracer.close();
-    System.out.println("\n" + tracer.stats());
+    TracerStats stats = tracer.stats();
+    System.out.println("\n" + stats);
+    lastSinkWritten = stats.dispatcher().sinks().values().stream().mapToLong(s -> s.written()).sum();
+    lastDropped = stats.dispatcher().dropped();
     WrittenLines.report("trtrace", offered.sum(), dir);
     WrittenLines.delete(dir);
   }

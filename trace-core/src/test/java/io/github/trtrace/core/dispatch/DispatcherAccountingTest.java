@@ -154,7 +154,7 @@ class DispatcherAccountingTest {
       SinkStats b = s.sinks().get("blocked");
       assertThat(b.written()).isZero();
       assertThat(b.lostStuck()).as("batches it missed while stuck").isPositive();
-      assertThat(b.lostClosed()).as("the batch it held when close gave up").isBetween(1L, 10L);
+      assertThat(b.lostClosed()).as("the batches it held when close gave up: one inside it, one waiting").isBetween(1L, 20L);
       assertThat(b.lost()).isEqualTo(offered);
       assertThat(b.inFlight()).isZero();
       assertAccountedFor(s);

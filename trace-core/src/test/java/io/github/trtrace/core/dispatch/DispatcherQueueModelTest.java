@@ -17,7 +17,8 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
 /**
- * While the worker is held inside a sink, whether each offer is accepted follows a simple model:
+ * While the worker is held by a sink (inside one batch, holding the next), whether each offer is
+ * accepted follows a simple model:
  * the main queue takes any record up to its capacity, the reserve takes priority records only
  * once the main queue is full; everything else is dropped and counted.
  */
@@ -55,6 +56,9 @@ class DispatcherQueueModelTest {
     try {
       d.offer(InferenceRecord.builder("held", "m").latencyMs(1.0).build(), false);
       await().atMost(Duration.ofSeconds(20)).until(() -> entered.getCount() == 0);
+      // and the batch after it waits in the sink's slot: the worker takes nothing more
+      d.offer(InferenceRecord.builder("held-next", "m").latencyMs(1.0).build(), false);
+      await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).holdsNextBatch(0));
 
       List<Boolean> expected = new ArrayList<>();
       List<Boolean> actual = new ArrayList<>();
@@ -84,8 +88,8 @@ class DispatcherQueueModelTest {
       assertThat(report.clean()).isTrue();
       DispatcherStats stats = d.stats();
       assertThat(stats.droppedQueueFull()).isEqualTo(priorities.size() - accepted);
-      assertThat(DispatcherTest.written(stats)).isEqualTo(accepted + 1);
-      assertThat(store.count()).isEqualTo(accepted + 1);
+      assertThat(DispatcherTest.written(stats)).isEqualTo(accepted + 2);
+      assertThat(store.count()).isEqualTo(accepted + 2);
     } finally {
       gate.countDown();
       d.close(Duration.ofSeconds(20));

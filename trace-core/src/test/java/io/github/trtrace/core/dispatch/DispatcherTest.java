@@ -65,6 +65,17 @@ class DispatcherTest {
     return stats.sinks().values().iterator().next().written();
   }
 
+  /**
+   * Makes the worker wait for the sink: "held" is inside the gated sink and "held-next" waits in the
+   * sink's slot behind it, so the queues fill exactly as offered until the gate opens.
+   */
+  static void holdWorker(Dispatcher d, GatedSink gated) {
+    assertThat(d.offer(record("held"), false)).isTrue();
+    gated.awaitEntered();
+    assertThat(d.offer(record("held-next"), false)).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).holdsNextBatch(0));
+  }
+
   private static List<String> ids(CapturingSink sink) {
     return sink.records().stream().map(InferenceRecord::requestId).collect(Collectors.toList());
   }
@@ -129,6 +140,91 @@ class DispatcherTest {
     assertThat(new HashSet<>(ids(store))).hasSize(producers * perProducer);
   }
 
+  /**
+   * A producer waiting for space under BLOCK parks once and is unparked when the worker takes records
+   * out; it does not poll. Counted with the JVM's own wait count of the thread (every park is one),
+   * so the test is about events, not timing.
+   */
+  @Test
+  void aBlockedProducerParksUntilTheWorkerFreesSpaceInsteadOfPolling() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .queueCapacity(4)
+                .reservedCapacity(0)
+                .batchSize(4)
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofSeconds(10)));
+    holdWorker(d, gated); // the worker waits for the sink, the queue is empty
+    for (int i = 0; i < 4; i++) {
+      assertThat(d.offer(record("queued-" + i), false)).isTrue();
+    }
+    CompletableFuture<Boolean> blocked = new CompletableFuture<>();
+    Thread producer = new Thread(() -> blocked.complete(d.offer(record("waiter"), false)), "blocked-producer");
+    producer.start();
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    await().atMost(Duration.ofSeconds(10)).until(() -> isParkedInBlockingOffer(producer));
+    long parksBefore = mx.getThreadInfo(producer.getId()).getWaitedCount();
+    await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+    long parksWhileFull = mx.getThreadInfo(producer.getId()).getWaitedCount() - parksBefore;
+    assertThat(blocked).isNotDone();
+    // nothing freed space meanwhile: a polling wait would have woken thousands of times
+    assertThat(parksWhileFull).isLessThanOrEqualTo(2);
+
+    gated.open(); // the worker gets "held" back, takes the queued records out and unparks the waiter
+    assertThat(blocked.get(10, SECONDS)).isTrue();
+    producer.join(10_000);
+    d.flush().get(10, SECONDS);
+    assertThat(d.stats().dropped()).isZero();
+    assertThat(gated.store.records().stream().map(InferenceRecord::requestId))
+        .containsExactly("held", "held-next", "queued-0", "queued-1", "queued-2", "queued-3", "waiter");
+  }
+
+  private static boolean isParkedInBlockingOffer(Thread t) {
+    if (t.getState() != Thread.State.TIMED_WAITING) {
+      return false;
+    }
+    for (StackTraceElement e : t.getStackTrace()) {
+      if (e.getMethodName().equals("blockingOffer")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void theWorkerTakesTheNextBatchOutOfTheQueueWhileTheSinkIsStillWriting() throws Exception {
+    GatedSink gated = gate();
+    // no flush by time and no export timeout within the test: only the hand-off is at work
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .queueCapacity(8)
+                .batchSize(4)
+                .flushInterval(Duration.ofHours(1))
+                .exportTimeout(Duration.ofMinutes(10)));
+    assertThat(d.offer(record("first"), false)).isTrue();
+    gated.awaitEntered();
+    for (int i = 0; i < 4; i++) {
+      assertThat(d.offer(record("next-" + i), false)).isTrue();
+    }
+    // the sink is still inside "first": a following batch left the queue (room for callers) and
+    // waits in the sink's slot (all four, or the first ones if the worker woke before the last offer)
+    await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).holdsNextBatch(0));
+    assertThat(d.stats().queued()).isLessThan(4);
+    assertThat(gated.store.count()).isZero();
+
+    gated.open(); // the sink's thread starts the held batch itself when "first" returns
+    d.flush().get(30, SECONDS);
+    assertThat(ids(gated.store)).containsExactly("first", "next-0", "next-1", "next-2", "next-3");
+    DispatcherStats stats = d.stats();
+    assertThat(written(stats)).isEqualTo(5);
+    assertThat(stats.sinks().get("gated").inFlight()).isZero();
+  }
+
   @Test
   void aLoneRecordIsWrittenWithinTheMaxWriteDelayWithoutAFlush() {
     CapturingSink store = CapturingSink.create();
@@ -182,10 +278,9 @@ class DispatcherTest {
                 .queueCapacity(100)
                 .reservedCapacity(10)
                 .batchSize(1000));
-    assertThat(d.offer(record("held"), false)).isTrue();
-    gated.awaitEntered(); // the worker holds "held" inside the sink: the queues are empty again
+    holdWorker(d, gated); // the sink is inside "held" and holds "held-next": the queues are empty
 
-    int accepted = 1;
+    int accepted = 2;
     for (int i = 0; i < 100; i++) {
       assertThat(d.offer(record("ok-" + i), false)).isTrue();
       accepted++;
@@ -206,7 +301,7 @@ class DispatcherTest {
     d.flush().get(30, SECONDS);
 
     DispatcherStats stats = d.stats();
-    assertThat(stats.offered()).isEqualTo(1 + 100 + 7 + 10 + 5);
+    assertThat(stats.offered()).isEqualTo(2 + 100 + 7 + 10 + 5);
     assertThat(stats.droppedQueueFull()).isEqualTo(12);
     assertThat(stats.dropped()).isEqualTo(12);
     assertThat(stats.droppedBlockTimeout()).isZero();
@@ -228,8 +323,7 @@ class DispatcherTest {
                 .queueCapacity(50)
                 .reservedCapacity(5)
                 .batchSize(1000));
-    d.offer(record("held"), false);
-    gated.awaitEntered();
+    holdWorker(d, gated);
     for (int i = 0; i < 50; i++) {
       assertThat(d.offer(record("s-" + i), false)).isTrue();
     }
@@ -246,7 +340,7 @@ class DispatcherTest {
     List<String> written = ids(gated.store);
     assertThat(written).contains("e-0", "e-1", "e-2", "e-3", "e-4").doesNotContain("s-late", "e-late");
     assertThat(written.indexOf("e-4")).as("reserve drained first").isLessThan(written.indexOf("s-0"));
-    assertThat(written(d.stats())).isEqualTo(56);
+    assertThat(written(d.stats())).isEqualTo(57);
   }
 
   @Test
@@ -259,14 +353,13 @@ class DispatcherTest {
                 .queueCapacity(1)
                 .reservedCapacity(0)
                 .blockTimeout(Duration.ofSeconds(10)));
-    d.offer(record("held"), false);
-    gated.awaitEntered();
+    holdWorker(d, gated);
     d.offer(record("fills-the-queue"), false);
     CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> d.offer(record("waits"), false));
     gated.open();
     assertThat(waiting.get(30, SECONDS)).isTrue();
     d.flush().get(30, SECONDS);
-    assertThat(ids(gated.store)).containsExactly("held", "fills-the-queue", "waits");
+    assertThat(ids(gated.store)).containsExactly("held", "held-next", "fills-the-queue", "waits");
     assertThat(d.stats().dropped()).isZero();
   }
 
@@ -590,6 +683,8 @@ class DispatcherTest {
             "recording",
             batch -> {
               if (reentrantResults.isEmpty()) {
+                // the worker has taken "outer-next" into this sink's slot: the queue holds only these
+                await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) self[0]).holdsNextBatch(0));
                 for (int i = 0; i < 5; i++) {
                   reentrantResults.add(self[0].offer(record("inner-" + i), false));
                 }
@@ -602,15 +697,17 @@ class DispatcherTest {
                 .sink(recording)
                 .queueCapacity(2)
                 .reservedCapacity(0)
+                .batchSize(1)
                 .policy(QueueFullPolicy.BLOCK)
                 .blockTimeout(Duration.ofSeconds(10)));
     self[0].offer(record("outer"), false);
-    await().atMost(Duration.ofSeconds(20)).until(() -> store.count() == 3);
+    self[0].offer(record("outer-next"), false);
+    await().atMost(Duration.ofSeconds(20)).until(() -> store.count() == 4);
 
     assertThat(reentrantResults).containsExactly(true, true, false, false, false);
     assertThat(self[0].stats().droppedQueueFull()).isEqualTo(3);
     assertThat(self[0].stats().droppedBlockTimeout()).isZero();
-    assertThat(ids(store)).containsExactly("outer", "inner-0", "inner-1");
+    assertThat(ids(store)).containsExactly("outer", "outer-next", "inner-0", "inner-1");
   }
 
   @Test

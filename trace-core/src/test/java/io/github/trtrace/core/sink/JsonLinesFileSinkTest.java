@@ -69,6 +69,23 @@ class JsonLinesFileSinkTest {
   }
 
   @Test
+  void writesEveryCharacterAsUtf8ExactlyAsTheEncoderProducedIt() throws IOException {
+    // one, two, three and four UTF-8 bytes, a pure-ASCII record, and a long one past the first buffer size
+    InferenceRecord mixed =
+        InferenceRecord.builder("req-utf8", "mod\u00e8le-\u4e16\u754c-\uD83D\uDE00").status(Status.SUCCESS).latencyMs(1).attribute("k", "\u00e9".repeat(3000)).build();
+    InferenceRecord ascii = InferenceRecord.builder("req-ascii", "plain").status(Status.SUCCESS).latencyMs(1).build();
+    try (JsonLinesFileSink sink = JsonLinesFileSink.builder(file()).build()) {
+      sink.write(List.of(mixed, ascii, mixed));
+    }
+    String expected = io.github.trtrace.core.json.RecordJson.toJson(mixed);
+    assertThat(lines(file()))
+        .containsExactly(expected, io.github.trtrace.core.json.RecordJson.toJson(ascii), expected);
+    assertThat(Files.readAllBytes(file()))
+        .isEqualTo((expected + "\n" + io.github.trtrace.core.json.RecordJson.toJson(ascii) + "\n" + expected + "\n")
+            .getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
   void rotatesBySizeIntoGzipFilesWithoutLosingOrSplittingALine() throws IOException {
     List<String> expected;
     try (JsonLinesFileSink sink =
