@@ -204,7 +204,7 @@ class DemoEndToEndTest {
 
   @Test
   void aSmallDemoLoadLetsTheAnalysisFindTheKneeTheBidiCorrelationAndTheBurst(@TempDir Path dir) throws Exception {
-    Demo.Options o = new Demo.Options(dir.resolve("inference.log"), 64, 16, 0.3, 8, 11L, 0, 2, 16,
+    Demo.Options o = new Demo.Options(dir.resolve("inference.log"), 80, 20, 0.3, 8, 11L, 0, 1, 16,
         LoadGenerator.Mix.EVEN);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     Demo.Result result = Demo.run(o, new PrintStream(printed, true, StandardCharsets.UTF_8));
