@@ -459,7 +459,13 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
-      entry().outputFlags = OutputInspector.flags(output);
+      RecordEntry e = entry();
+      if (output instanceof String s) {
+        e.flagsOutput = s; // immutable: checked where the record is built, as input(String)
+      } else {
+        e.flagsOutput = null; // an earlier output(String) is replaced
+        e.outputFlags = OutputInspector.flags(output);
+      }
     }
     return this;
   }

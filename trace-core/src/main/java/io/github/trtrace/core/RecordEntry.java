@@ -1,6 +1,7 @@
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.internal.InputInspector;
+import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.PendingRecord;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
@@ -76,9 +77,11 @@ final class RecordEntry implements PendingRecord {
    * {@code CharSequence} is scanned, or snapshotted, on the caller), never written anywhere, cleared once
    * used and on {@link #reset()}. {@code flagsInput}: the input whose {@link #inputFlags} are still to
    * be computed (threshold {@code veryLongChars}); {@code digestInput}: the input whose redacted {@link
-   * #inputDigest} is still to be computed with {@code digestRedactor}.
+   * #inputDigest} is still to be computed with {@code digestRedactor}; {@code flagsOutput}: the output
+   * whose {@link #outputFlags} are still to be computed.
    */
   @Nullable String flagsInput;
+  @Nullable String flagsOutput;
   int veryLongChars;
   @Nullable String digestInput;
   @Nullable Redactor digestRedactor;
@@ -127,6 +130,7 @@ final class RecordEntry implements PendingRecord {
     inputDigest = null;
     outputFlags = Collections.emptySet();
     flagsInput = null;
+    flagsOutput = null;
     digestInput = null;
     digestRedactor = null;
     if (events != null) {
@@ -265,8 +269,8 @@ final class RecordEntry implements PendingRecord {
   }
 
   /**
-   * Computes what the caller deferred on the raw input (its flags, its redacted digest) and forgets
-   * the input. Runs where the record is built: on the worker for a handed-off entry, which is what
+   * Computes what the caller deferred on the raw input (its flags, its redacted digest) and on the
+   * output (its flags), and forgets both texts. Runs where the record is built: on the worker for a handed-off entry, which is what
    * takes the scan and the redaction (the redactor's regular expressions over up to 8,192 characters)
    * off the request's thread. A redactor that throws (against its contract) yields {@value
    * #REDACTION_FAILED}, logged: the record is written all the same, and the raw input never is.
@@ -276,6 +280,11 @@ final class RecordEntry implements PendingRecord {
     if (flagsOf != null) {
       flagsInput = null;
       inputFlags = InputInspector.flags(flagsOf, veryLongChars);
+    }
+    String output = flagsOutput;
+    if (output != null) {
+      flagsOutput = null;
+      outputFlags = OutputInspector.flags(output);
     }
     String digestOf = digestInput;
     Redactor redactor = digestRedactor;

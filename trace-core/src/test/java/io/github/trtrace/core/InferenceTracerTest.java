@@ -399,6 +399,25 @@ class InferenceTracerTest {
   }
 
   @Test
+  void theLastOutputWinsWhetherItsFlagsAreComputedOnTheCallerOrOnTheWorker() {
+    try (InferenceTrace t = tracer.start("m", "req-out-string-last")) {
+      t.output(new StringBuilder("garbled \uFFFD"));
+      t.output("   ");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-out-builder-last")) {
+      t.output("   ");
+      StringBuilder b = new StringBuilder("garbled \uFFFD");
+      t.output(b);
+      b.setLength(0); // reused by the caller: the flags were taken at output()
+    }
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-out-string-last").orElseThrow().outputFlags())
+        .containsExactly(OutputFlag.EMPTY);
+    assertThat(sink.findByRequestId("req-out-builder-last").orElseThrow().outputFlags())
+        .containsExactly(OutputFlag.REPLACEMENT_CHAR);
+  }
+
+  @Test
   void aRedactorThatThrowsYieldsAMarkedDigestNeverTheRawInput() {
     tracer.close();
     io.github.trtrace.core.redact.Redactor failing = new io.github.trtrace.core.redact.Redactor() {
