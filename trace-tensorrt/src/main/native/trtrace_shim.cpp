@@ -531,10 +531,22 @@ TRTRACE_EXPORT jint JNICALL JNI_SHIM(recorderDrain)(JNIEnv* env, jclass, jlong h
                                                     jlongArray micros, jobjectArray descs, jlongArray stats) {
   ShimErrorRecorder* r = recorder(h);
   std::vector<RecordedError> batch;
-  batch.reserve(r->capacity_);  // allocated before taking the lock
   int64_t dropped;
   int64_t reported;
+  bool any;
   {
+    // The common case (a launch without errors, drained after every launch): nothing to move, so no
+    // vector of capacity entries is allocated and freed.
+    std::lock_guard<std::mutex> lock(r->mutex_);
+    any = !r->pending_.empty();
+    if (!any) {
+      dropped = r->dropped_;
+      r->dropped_ = 0;
+      reported = r->reported_;
+    }
+  }
+  if (any) {
+    batch.reserve(r->capacity_);  // allocated before taking the lock
     std::lock_guard<std::mutex> lock(r->mutex_);
     batch.swap(r->pending_);  // the recorder keeps the reserved empty vector: no allocation under the lock
     dropped = r->dropped_;

@@ -440,10 +440,18 @@ final class DefaultInferenceTrace implements InferenceTrace {
     if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
-    entry().inputFlags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
-    if (tracer.inputDigest) {
+    RecordEntry e = entry();
+    if (rawInput instanceof String s) {
+      // Immutable: its flags are computed where the record is built (the dispatcher's worker), not
+      // on the request's thread; see RecordEntry#resolveInput.
+      e.flagsInput = s;
+      e.veryLongChars = tracer.veryLongInputChars;
+      input = tracer.inputDigest ? s : null;
+    } else {
+      e.flagsInput = null; // an earlier input(String) is replaced
+      e.inputFlags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
       // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
-      input = rawInput.toString();
+      input = tracer.inputDigest ? rawInput.toString() : null;
     }
     return this;
   }
@@ -451,7 +459,13 @@ final class DefaultInferenceTrace implements InferenceTrace {
   @Override
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
-      entry().outputFlags = OutputInspector.flags(output);
+      RecordEntry e = entry();
+      if (output instanceof String s) {
+        e.flagsOutput = s; // immutable: checked where the record is built, as input(String)
+      } else {
+        e.flagsOutput = null; // an earlier output(String) is replaced
+        e.outputFlags = OutputInspector.flags(output);
+      }
     }
     return this;
   }

@@ -393,7 +393,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
         // use the dispatcher's reserved capacity and carries the input digest when enabled.
         boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
         if (inputDigest && input != null && priority) {
-          record.inputDigest = redactor.digest(input);
+          // Redacted where the record is built (the worker, on the garbage-free path): RecordEntry#resolveInput.
+          record.digestInput = input.toString();
+          record.digestRedactor = redactor;
         }
         withGpu(record, trace).check();
         PendingOffer direct = pendingOffer;

@@ -128,16 +128,19 @@ public interface InferenceTrace extends AutoCloseable {
   InferenceTrace token();
 
   /**
-   * Inspects the raw input for {@link InputFlag}s now. Only if input digests are enabled is the text
-   * kept ({@code toString()} now, so later changes to a mutable input do not leak in) until the
-   * trace ends, and then only digested (redacted, at most 100 characters) for error and slow
-   * records.
+   * Inspects the raw input for {@link InputFlag}s: a mutable input (a {@code StringBuilder}) now, a
+   * {@code String} (immutable) where the record is built, off the request's thread. Only if input
+   * digests are enabled is the text kept ({@code toString()} now, so later changes to a mutable input
+   * do not leak in) until the record is built, and then only digested (redacted, at most 100
+   * characters) for error and slow records; the raw text is never written. A later call replaces the
+   * flags.
    */
   InferenceTrace input(CharSequence rawInput);
 
   /**
-   * Inspects the response text for {@link OutputFlag}s now ({@code output_flags}); the text itself is
-   * not kept. A later call replaces the flags.
+   * Inspects the response text for {@link OutputFlag}s ({@code output_flags}): a mutable text now, a
+   * {@code String} where the record is built, off the request's thread; the text is not written. A
+   * later call replaces the flags.
    */
   InferenceTrace output(CharSequence output);
 

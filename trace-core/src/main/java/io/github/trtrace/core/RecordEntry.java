@@ -1,7 +1,10 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.InputInspector;
+import io.github.trtrace.core.internal.OutputInspector;
 import io.github.trtrace.core.internal.PendingRecord;
 import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.redact.Redactor;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,6 +71,20 @@ final class RecordEntry implements PendingRecord {
   Set<InputFlag> inputFlags = Collections.emptySet();
   @Nullable String inputDigest;
   Set<OutputFlag> outputFlags = Collections.emptySet();
+  /**
+   * Work on the raw input deferred from the caller to whoever builds the record ({@link #resolveInput}),
+   * the dispatcher's worker on the garbage-free path: only ever an immutable {@code String} (a mutable
+   * {@code CharSequence} is scanned, or snapshotted, on the caller), never written anywhere, cleared once
+   * used and on {@link #reset()}. {@code flagsInput}: the input whose {@link #inputFlags} are still to
+   * be computed (threshold {@code veryLongChars}); {@code digestInput}: the input whose redacted {@link
+   * #inputDigest} is still to be computed with {@code digestRedactor}; {@code flagsOutput}: the output
+   * whose {@link #outputFlags} are still to be computed.
+   */
+  @Nullable String flagsInput;
+  @Nullable String flagsOutput;
+  int veryLongChars;
+  @Nullable String digestInput;
+  @Nullable Redactor digestRedactor;
   /** Allocated on the first event or layer only. */
   @Nullable List<InferenceRecord.Event> events;
   @Nullable List<InferenceRecord.LayerTime> layers;
@@ -112,6 +129,10 @@ final class RecordEntry implements PendingRecord {
     inputFlags = Collections.emptySet();
     inputDigest = null;
     outputFlags = Collections.emptySet();
+    flagsInput = null;
+    flagsOutput = null;
+    digestInput = null;
+    digestRedactor = null;
     if (events != null) {
       events.clear();
     }
@@ -184,6 +205,7 @@ final class RecordEntry implements PendingRecord {
    * the worker. Only after {@link #check()} passed.
    */
   InferenceRecord buildChecked() {
+    resolveInput();
     Map<String, String> attributes;
     String[] k = keys;
     String[] v = values;
@@ -201,6 +223,7 @@ final class RecordEntry implements PendingRecord {
 
   /** The immutable record through its builder (every check), the entry unchanged. */
   InferenceRecord build() {
+    resolveInput();
     InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
         .timestamp(instant(timestampEpochNanos))
         .status(status)
@@ -244,6 +267,41 @@ final class RecordEntry implements PendingRecord {
     }
     return b.build();
   }
+
+  /**
+   * Computes what the caller deferred on the raw input (its flags, its redacted digest) and on the
+   * output (its flags), and forgets both texts. Runs where the record is built: on the worker for a handed-off entry, which is what
+   * takes the scan and the redaction (the redactor's regular expressions over up to 8,192 characters)
+   * off the request's thread. A redactor that throws (against its contract) yields {@value
+   * #REDACTION_FAILED}, logged: the record is written all the same, and the raw input never is.
+   */
+  void resolveInput() {
+    String flagsOf = flagsInput;
+    if (flagsOf != null) {
+      flagsInput = null;
+      inputFlags = InputInspector.flags(flagsOf, veryLongChars);
+    }
+    String output = flagsOutput;
+    if (output != null) {
+      flagsOutput = null;
+      outputFlags = OutputInspector.flags(output);
+    }
+    String digestOf = digestInput;
+    Redactor redactor = digestRedactor;
+    if (digestOf != null && redactor != null) {
+      digestInput = null;
+      digestRedactor = null;
+      try {
+        inputDigest = redactor.digest(digestOf);
+      } catch (RuntimeException e) {
+        LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
+        inputDigest = REDACTION_FAILED;
+      }
+    }
+  }
+
+  /** The digest of an input whose redactor threw (the marker {@link Redactor}'s own failures use). */
+  static final String REDACTION_FAILED = "[REDACTION_FAILED]";
 
   static Instant instant(long epochNanos) {
     return Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));

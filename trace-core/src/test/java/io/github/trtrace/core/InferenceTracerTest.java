@@ -373,6 +373,100 @@ class InferenceTracerTest {
   }
 
   @Test
+  void theLastInputWinsWhetherItsFlagsAreComputedOnTheCallerOrOnTheWorker() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-string-last")) {
+      t.input(new StringBuilder("bidi \u202E here")); // mutable: scanned on the caller
+      t.input("zero\u200Bwidth");                     // a String: scanned where the record is built
+      t.error("boom");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-builder-last")) {
+      t.input("zero\u200Bwidth");
+      StringBuilder b = new StringBuilder("bidi \u202E here");
+      t.input(b);
+      b.setLength(0);
+      b.append("clean");
+      t.error("boom");
+    }
+    tracer.flush().join();
+    InferenceRecord stringLast = sink.findByRequestId("req-string-last").orElseThrow();
+    assertThat(stringLast.inputFlags()).containsExactly(InputFlag.ZERO_WIDTH);
+    assertThat(stringLast.inputDigest()).isEqualTo("zero\u27e6U+200B\u27e7width");
+    InferenceRecord builderLast = sink.findByRequestId("req-builder-last").orElseThrow();
+    assertThat(builderLast.inputFlags()).containsExactly(InputFlag.BIDI_CONTROL);
+    assertThat(builderLast.inputDigest()).isEqualTo("bidi \u27e6U+202E\u27e7 here");
+  }
+
+  @Test
+  void theLastOutputWinsWhetherItsFlagsAreComputedOnTheCallerOrOnTheWorker() {
+    try (InferenceTrace t = tracer.start("m", "req-out-string-last")) {
+      t.output(new StringBuilder("garbled \uFFFD"));
+      t.output("   ");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-out-builder-last")) {
+      t.output("   ");
+      StringBuilder b = new StringBuilder("garbled \uFFFD");
+      t.output(b);
+      b.setLength(0); // reused by the caller: the flags were taken at output()
+    }
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-out-string-last").orElseThrow().outputFlags())
+        .containsExactly(OutputFlag.EMPTY);
+    assertThat(sink.findByRequestId("req-out-builder-last").orElseThrow().outputFlags())
+        .containsExactly(OutputFlag.REPLACEMENT_CHAR);
+  }
+
+  @Test
+  void aRedactorThatThrowsYieldsAMarkedDigestNeverTheRawInput() {
+    tracer.close();
+    io.github.trtrace.core.redact.Redactor failing = new io.github.trtrace.core.redact.Redactor() {
+      @Override
+      public String redact(CharSequence text) {
+        throw new IllegalStateException("rule broke");
+      }
+
+      @Override
+      public String digest(CharSequence rawInput) {
+        throw new IllegalStateException("rule broke");
+      }
+    };
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(failing).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-redactor")) {
+      t.input("mail me at alice@example.com");
+      t.error("boom");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(r.inputDigest()).isEqualTo("[REDACTION_FAILED]");
+    assertThat(r.toString()).doesNotContain("alice");
+    assertThat(tracer.stats().recordErrors()).isZero();
+  }
+
+  @Test
+  void aListenerSeesTheFlagsAndDigestOfAStringInput() {
+    tracer.close();
+    List<InferenceRecord> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get)
+        .listener((trace, startEpochNanos) -> new TraceListener.Handle() {
+          @Override
+          public void onEnd(InferenceRecord record, long endEpochNanos) {
+            seen.add(record);
+          }
+        })
+        .build();
+    try (InferenceTrace t = tracer.start("m", "req-listened")) {
+      t.input("mail alice@example.com \u202E");
+      t.error("boom");
+    }
+    InferenceRecord r = onlyRecord();
+    assertThat(seen).hasSize(1);
+    for (InferenceRecord x : List.of(r, seen.get(0))) {
+      assertThat(x.inputFlags()).containsExactly(InputFlag.BIDI_CONTROL);
+      assertThat(x.inputDigest()).isEqualTo("mail [EMAIL] \u27e6U+202E\u27e7");
+    }
+  }
+
+  @Test
   void sampledOutRequestsStillCount() {
     tracer.close();
     tracer = InferenceTracer.builder()

@@ -327,17 +327,11 @@ final class TensorRtBackend implements Backend {
     if (peak != null) {
       double total = gpuMs.getAsDouble();
       put(trace, Roofline.attributes("gpu.", prefillWork.plus(decodeWork[0]), total, peak));
-      put(trace, phase(Roofline.attributes("gpu.prefill.", prefillWork, prefillGpu, peak)));
-      put(trace, phase(Roofline.attributes("gpu.decode.", decodeWork[0], total - prefillGpu, peak)));
+      // The phases without their raw byte and FLOP counts (the request's totals carry those).
+      put(trace, Roofline.phaseAttributes("gpu.prefill.", prefillWork, prefillGpu, peak));
+      put(trace, Roofline.phaseAttributes("gpu.decode.", decodeWork[0], total - prefillGpu, peak));
     }
     return Arrays.copyOf(out, produced[0]);
-  }
-
-  /** A phase's figures without its raw byte and FLOP counts (the request's totals carry those). */
-  private static Map<String, String> phase(Map<String, String> a) {
-    a.keySet().removeIf(k -> k.endsWith(".bytes") || k.endsWith(".flops") || k.endsWith(".tflops")
-        || k.endsWith(".mem_bw_gbs"));
-    return a;
   }
 
   private static void put(InferenceTrace trace, Map<String, String> attributes) {

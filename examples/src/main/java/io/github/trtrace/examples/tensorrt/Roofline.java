@@ -122,6 +122,19 @@ public final class Roofline {
    * TFLOP/s and their shares of the peaks. Empty when the phase had no device time.
    */
   public static Map<String, String> attributes(String prefix, Work w, double gpuMs, Peak peak) {
+    return attributes(prefix, w, gpuMs, peak, true);
+  }
+
+  /**
+   * What {@link #attributes} gives for a phase of a request whose totals are recorded already: bound,
+   * arithmetic intensity and the shares of the peaks, without the raw bytes, FLOPs, GB/s and TFLOP/s
+   * (not computed at all: the figures are formatted per request).
+   */
+  public static Map<String, String> phaseAttributes(String prefix, Work w, double gpuMs, Peak peak) {
+    return attributes(prefix, w, gpuMs, peak, false);
+  }
+
+  private static Map<String, String> attributes(String prefix, Work w, double gpuMs, Peak peak, boolean totals) {
     Map<String, String> a = new LinkedHashMap<>();
     if (!(gpuMs > 0) || w.bytes() == 0) {
       return a;
@@ -131,11 +144,15 @@ public final class Roofline {
     double fl = w.flops() / seconds;
     a.put(prefix + "bound", w.bound(peak));
     a.put(prefix + "arith_intensity", fmt("%.2f", w.intensity()));
-    a.put(prefix + "bytes", fmt("%.0f", w.bytes()));
-    a.put(prefix + "flops", fmt("%.0f", w.flops()));
-    a.put(prefix + "mem_bw_gbs", fmt("%.1f", bw / 1e9));
+    if (totals) {
+      a.put(prefix + "bytes", fmt("%.0f", w.bytes()));
+      a.put(prefix + "flops", fmt("%.0f", w.flops()));
+      a.put(prefix + "mem_bw_gbs", fmt("%.1f", bw / 1e9));
+    }
     a.put(prefix + "mem_bw_util", fmt("%.3f", bw / peak.bytesPerSecond()));
-    a.put(prefix + "tflops", fmt("%.2f", fl / 1e12));
+    if (totals) {
+      a.put(prefix + "tflops", fmt("%.2f", fl / 1e12));
+    }
     a.put(prefix + "flops_util", fmt("%.3f", fl / peak.flopsPerSecond()));
     return a;
   }

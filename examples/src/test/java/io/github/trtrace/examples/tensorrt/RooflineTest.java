@@ -58,6 +58,19 @@ class RooflineTest {
   }
 
   @Test
+  void phaseAttributesAreTheFullAttributesWithoutTheRawCountsAndRates() {
+    Roofline.Work w = new Roofline.Work(4.8e9, 1e12);
+    Map<String, String> full = new java.util.LinkedHashMap<>(Roofline.attributes("gpu.decode.", w, 2.0, H200));
+    full.keySet().removeIf(k -> k.endsWith(".bytes") || k.endsWith(".flops") || k.endsWith(".tflops")
+        || k.endsWith(".mem_bw_gbs"));
+    Map<String, String> phase = Roofline.phaseAttributes("gpu.decode.", w, 2.0, H200);
+    assertThat(phase).containsExactlyEntriesOf(full)
+        .containsOnlyKeys("gpu.decode.bound", "gpu.decode.arith_intensity", "gpu.decode.mem_bw_util",
+            "gpu.decode.flops_util");
+    assertThat(Roofline.phaseAttributes("gpu.decode.", w, 0, H200)).isEmpty();
+  }
+
+  @Test
   void unknownGpusHaveNoPeaksAndBadWeightSizesAreRefused() {
     assertThat(Roofline.Peak.forGpu("NVIDIA A10")).isNull();
     assertThat(Roofline.Peak.forGpu("NVIDIA H100 80GB HBM3").bytesPerSecond()).isEqualTo(3.35e12);

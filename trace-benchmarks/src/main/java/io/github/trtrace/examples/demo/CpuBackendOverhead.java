@@ -164,7 +164,7 @@ public final class CpuBackendOverhead {
       StringBuilder text = new StringBuilder();
       int[] out = generation.generate(t, ids, MAX_TOKENS, id -> text.append(session.decode(id)));
       t.runStage(Stage.POSTPROCESS, () -> {
-        t.output(text);
+        t.output(text.toString()); // as DemoService: the response's text (a String), in both modes
         t.finishReason(out.length < MAX_TOKENS ? "stop" : "length");
       });
     }

@@ -5,6 +5,7 @@ import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.tensorrt.nvinfer.IErrorRecorder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -40,6 +41,9 @@ public final class ShimErrorRecorder implements AutoCloseable {
   private final NativeHandle handle;
   private final int capacity;
   private final long[] stats = new long[3];
+  private int @Nullable [] drainCodes;
+  private long @Nullable [] drainMicros;
+  private String @Nullable [] drainDescs;
   private long dropped;
   private long reported;
 
@@ -75,15 +79,26 @@ public final class ShimErrorRecorder implements AutoCloseable {
   /** Removes and returns the errors recorded since the last drain, oldest first. */
   public synchronized List<RecordedError> drain() {
     long address = handle.get("ShimErrorRecorder");
-    int[] codes = new int[capacity];
-    long[] micros = new long[capacity];
-    String[] descs = new String[capacity];
+    // Drained after every launch, almost always empty: the arrays are this recorder's, made on first
+    // use and reused (under the monitor), and an empty drain allocates nothing.
+    int[] codes = drainCodes;
+    long[] micros = drainMicros;
+    String[] descs = drainDescs;
+    if (codes == null || micros == null || descs == null) {
+      codes = drainCodes = new int[capacity];
+      micros = drainMicros = new long[capacity];
+      descs = drainDescs = new String[capacity];
+    }
     int n = ShimNative.recorderDrain(address, codes, micros, descs, stats);
     dropped += stats[1];
     reported = stats[2];
+    if (n == 0) {
+      return List.of();
+    }
     List<RecordedError> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(new RecordedError(codes[i], descs[i], micros[i]));
+      descs[i] = null; // not kept past the drain
     }
     return out;
   }

@@ -40,6 +40,28 @@ class ShimErrorRecorderTest {
   }
 
   @Test
+  void everyDrainReturnsOnlyTheErrorsSinceThePreviousOneThoughItsBuffersAreReused() {
+    try (ShimErrorRecorder r = ShimErrorRecorder.create(4)) {
+      assertThat(r.drain()).isEmpty();
+      TensorRtEmulator.reportError(r, 6, "first");
+      TensorRtEmulator.reportError(r, 1, "second");
+      assertThat(r.drain()).extracting(RecordedError::description).containsExactly("first", "second");
+      assertThat(r.drain()).isEmpty();
+      TensorRtEmulator.reportError(r, 2, "third");
+      assertThat(r.drain()).extracting(RecordedError::code, RecordedError::description)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple(2, "third"));
+      for (int i = 0; i < 6; i++) {
+        TensorRtEmulator.reportError(r, 2, "e" + i); // 4 kept, 2 over the capacity
+      }
+      assertThat(r.drain()).extracting(RecordedError::description).containsExactly("e0", "e1", "e2", "e3");
+      assertThat(r.droppedErrors()).isEqualTo(2);
+      assertThat(r.drain()).isEmpty();
+      assertThat(r.droppedErrors()).as("counted up to the last drain").isEqualTo(2);
+      assertThat(r.reportedErrors()).isEqualTo(9);
+    }
+  }
+
+  @Test
   void outOfRangeIndexesAnswerWithoutCrashing() {
     try (ShimErrorRecorder r = ShimErrorRecorder.create()) {
       assertThat(TensorRtEmulator.getErrorCode(r, 5)).isEqualTo(3);
