@@ -442,6 +442,41 @@ class InferenceTracerTest {
     assertThat(tracer.stats().recordErrors()).isZero();
   }
 
+  /**
+   * A String input's digest is computed on the dispatcher's worker: an error from a user redactor
+   * (here a StackOverflowError, a rule's deep regular-expression recursion, which the built-in
+   * redactor guards its own rules against) must yield the marked digest, not stop the worker, after
+   * which nothing more was written.
+   */
+  @Test
+  void aRedactorThatOverflowsTheStackDoesNotStopRecording() {
+    tracer.close();
+    io.github.trtrace.core.redact.Redactor overflowing = new io.github.trtrace.core.redact.Redactor() {
+      @Override
+      public String redact(CharSequence text) {
+        throw new StackOverflowError();
+      }
+
+      @Override
+      public String digest(CharSequence rawInput) {
+        throw new StackOverflowError();
+      }
+    };
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(overflowing).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-overflowing-redactor")) {
+      t.input("mail me at alice@example.com");
+      t.error("boom");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-after")) {
+      t.outputTokens(1);
+    }
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-overflowing-redactor"))
+        .hasValueSatisfying(r -> assertThat(r.inputDigest()).isEqualTo("[REDACTION_FAILED]"));
+    assertThat(sink.findByRequestId("req-after")).isPresent();
+    assertThat(tracer.stats().dispatcher().dropped()).isZero();
+  }
+
   @Test
   void aListenerSeesTheFlagsAndDigestOfAStringInput() {
     tracer.close();
