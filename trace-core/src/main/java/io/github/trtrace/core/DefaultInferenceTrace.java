@@ -64,6 +64,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private boolean statusExplicit;
   private @Nullable String input;
   private boolean ended;
+  /** Between the end and the last step of {@link #close()}: the entry may still be in use, no reuse. */
+  private boolean closing;
   private boolean linked;
   /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
   boolean pooled;
@@ -683,6 +685,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
         return;
       }
       ended = true;
+      closing = true;
       now = tracer.nanoClock.getAsLong();
       stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
       latencyMs = Math.max(0, now - startNanos) / 1e6;
@@ -711,14 +714,13 @@ final class DefaultInferenceTrace implements InferenceTrace {
     synchronized (this) {
       if (handedOff || !pooled) {
         entry = null; // the dispatcher owns it now, or it goes back to the pool below
-      }
-    }
-    if (!handedOff) {
-      if (pooled) {
-        record.reset(); // kept for this trace's next request
       } else {
-        record.discard();
+        record.reset(); // kept for this trace's next request
       }
+      closing = false; // done with the entry: call/run may reuse this trace from now on
+    }
+    if (!handedOff && !pooled) {
+      record.discard();
     }
   }
 
@@ -731,9 +733,14 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return e;
   }
 
-  /** Whether this trace has ended, so that {@code call}/{@code run} may {@linkplain #init reuse} it. */
+  /**
+   * Whether this trace has ended and its {@link #close()} has finished, so that {@code call}/{@code
+   * run} may {@linkplain #init reuse} it. A close still running on another thread (the body let a
+   * task end the trace and returned meanwhile) is still filling and handing off the entry: reusing the
+   * trace then would write the next request into that entry.
+   */
   synchronized boolean isEndedForReuse() {
-    return ended;
+    return ended && !closing;
   }
 
   private boolean isEndedMisuse(String call) {
