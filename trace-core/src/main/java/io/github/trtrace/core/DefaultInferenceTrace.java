@@ -437,13 +437,22 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return this;
   }
 
+  /**
+   * Longest {@code String} input or output whose inspection is left to where the record is built
+   * (the worker): the deferred text stays referenced by the queued entry until then, so the queue's
+   * bound, in records, would no longer bound its memory (8,192 queued requests with 100K-char prompts
+   * and answers pin gigabytes, exactly when the sinks are slow). A longer text is inspected at once,
+   * on the caller, where its scan is small beside the request that produced it.
+   */
+  static final int DEFER_MAX_CHARS = 4096;
+
   @Override
   public synchronized InferenceTrace input(CharSequence rawInput) {
     if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
     RecordEntry e = entry();
-    if (rawInput instanceof String s) {
+    if (rawInput instanceof String s && s.length() <= DEFER_MAX_CHARS) {
       // Immutable: its flags are computed where the record is built (the dispatcher's worker), not
       // on the request's thread; see RecordEntry#resolveInput.
       e.flagsInput = s;
@@ -462,7 +471,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
       RecordEntry e = entry();
-      if (output instanceof String s) {
+      if (output instanceof String s && s.length() <= DEFER_MAX_CHARS) {
         e.flagsOutput = s; // immutable: checked where the record is built, as input(String)
       } else {
         e.flagsOutput = null; // an earlier output(String) is replaced

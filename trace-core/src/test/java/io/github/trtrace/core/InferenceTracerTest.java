@@ -477,6 +477,67 @@ class InferenceTracerTest {
     assertThat(tracer.stats().dispatcher().dropped()).isZero();
   }
 
+  /**
+   * A String's flags are computed where the record is built, the worker, so the text stays referenced
+   * while the record waits in the queue. For a long prompt or answer that must not be so: the queue's
+   * bound, in records, would no longer bound its memory (8,192 queued requests with 100K-char prompts
+   * and answers pin gigabytes, exactly when the sinks are slow). Here the worker is held (inside the
+   * redactor of an earlier record) while a request with a long input and output waits in the queue;
+   * its texts must be collectable meanwhile, and its flags still right.
+   */
+  @Test
+  void aLongStringInputOrOutputIsNotKeptWhileItsRecordWaitsInTheQueue() throws Exception {
+    tracer.close();
+    CountDownLatch insideRedactor = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    io.github.trtrace.core.redact.Redactor defaults = io.github.trtrace.core.redact.Redactor.defaults();
+    io.github.trtrace.core.redact.Redactor holding = new io.github.trtrace.core.redact.Redactor() {
+      @Override
+      public String redact(CharSequence text) {
+        return defaults.redact(text);
+      }
+
+      @Override
+      public String digest(CharSequence rawInput) {
+        insideRedactor.countDown();
+        try {
+          resume.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return defaults.digest(rawInput);
+      }
+    };
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(holding).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-holds-the-worker")) {
+      t.input("short");
+      t.error("boom");
+    }
+    assertThat(insideRedactor.await(20, TimeUnit.SECONDS)).isTrue(); // the worker is building that record
+    List<java.lang.ref.WeakReference<String>> texts = traceLongTexts("req-long");
+    for (int i = 0; i < 50 && texts.stream().anyMatch(w -> w.get() != null); i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    boolean collected = texts.stream().allMatch(w -> w.get() == null);
+    resume.countDown();
+    tracer.flush().join();
+    assertThat(collected).as("the long input and output were collectable while their record was queued").isTrue();
+    InferenceRecord r = sink.findByRequestId("req-long").orElseThrow();
+    assertThat(r.inputFlags()).containsExactly(InputFlag.ZERO_WIDTH);
+    assertThat(r.outputFlags()).containsExactly(OutputFlag.REPETITION);
+  }
+
+  /** Traces a request with a long input and output; returns the texts, weakly. */
+  private List<java.lang.ref.WeakReference<String>> traceLongTexts(String id) {
+    String input = "lorem ipsum ".repeat(1_000) + "\u200B";
+    String output = "ha".repeat(10_000);
+    try (InferenceTrace t = tracer.start("m", id)) {
+      t.input(input).output(output);
+    }
+    return List.of(new java.lang.ref.WeakReference<>(input), new java.lang.ref.WeakReference<>(output));
+  }
+
   @Test
   void aListenerSeesTheFlagsAndDigestOfAStringInput() {
     tracer.close();
