@@ -541,7 +541,8 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       MpscAtomicArrayQueue<Object> queue, List<InferenceRecord> batch, int room, long max) {
     // First out of the queue, then built: a pending record's build runs the redactor and the input
     // scans, so waking the producers waiting for space only after building the batch kept them
-    // parked (and dropping at their block timeout) while the queue already had room.
+    // parked (up to their block timeout) while the queue already had room, and offers arriving
+    // meanwhile took that room first (the waiters then drop at their timeout).
     Object[] out = taken;
     int n = 0;
     while (n < room && n < max) {
