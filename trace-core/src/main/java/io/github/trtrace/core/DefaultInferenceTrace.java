@@ -64,6 +64,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   private boolean statusExplicit;
   private @Nullable String input;
   private boolean ended;
+  /** Between the end and the last step of {@link #close()}: the entry may still be in use, no reuse. */
+  private boolean closing;
   private boolean linked;
   /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
   boolean pooled;
@@ -435,13 +437,22 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return this;
   }
 
+  /**
+   * Longest {@code String} input or output whose inspection is left to where the record is built
+   * (the worker): the deferred text stays referenced by the queued entry until then, so the queue's
+   * bound, in records, would no longer bound its memory (8,192 queued requests with 100K-char prompts
+   * and answers pin gigabytes, exactly when the sinks are slow). A longer text is inspected at once,
+   * on the caller, where its scan is small beside the request that produced it.
+   */
+  static final int DEFER_MAX_CHARS = 4096;
+
   @Override
   public synchronized InferenceTrace input(CharSequence rawInput) {
     if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
     RecordEntry e = entry();
-    if (rawInput instanceof String s) {
+    if (rawInput instanceof String s && s.length() <= DEFER_MAX_CHARS) {
       // Immutable: its flags are computed where the record is built (the dispatcher's worker), not
       // on the request's thread; see RecordEntry#resolveInput.
       e.flagsInput = s;
@@ -460,7 +471,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
       RecordEntry e = entry();
-      if (output instanceof String s) {
+      if (output instanceof String s && s.length() <= DEFER_MAX_CHARS) {
         e.flagsOutput = s; // immutable: checked where the record is built, as input(String)
       } else {
         e.flagsOutput = null; // an earlier output(String) is replaced
@@ -683,6 +694,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
         return;
       }
       ended = true;
+      closing = true;
       now = tracer.nanoClock.getAsLong();
       stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
       latencyMs = Math.max(0, now - startNanos) / 1e6;
@@ -711,14 +723,13 @@ final class DefaultInferenceTrace implements InferenceTrace {
     synchronized (this) {
       if (handedOff || !pooled) {
         entry = null; // the dispatcher owns it now, or it goes back to the pool below
-      }
-    }
-    if (!handedOff) {
-      if (pooled) {
-        record.reset(); // kept for this trace's next request
       } else {
-        record.discard();
+        record.reset(); // kept for this trace's next request
       }
+      closing = false; // done with the entry: call/run may reuse this trace from now on
+    }
+    if (!handedOff && !pooled) {
+      record.discard();
     }
   }
 
@@ -731,9 +742,14 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return e;
   }
 
-  /** Whether this trace has ended, so that {@code call}/{@code run} may {@linkplain #init reuse} it. */
+  /**
+   * Whether this trace has ended and its {@link #close()} has finished, so that {@code call}/{@code
+   * run} may {@linkplain #init reuse} it. A close still running on another thread (the body let a
+   * task end the trace and returned meanwhile) is still filling and handing off the entry: reusing the
+   * trace then would write the next request into that entry.
+   */
   synchronized boolean isEndedForReuse() {
-    return ended;
+    return ended && !closing;
   }
 
   private boolean isEndedMisuse(String call) {

@@ -396,6 +396,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
           // Redacted where the record is built (the worker, on the garbage-free path): RecordEntry#resolveInput.
           record.digestInput = input.toString();
           record.digestRedactor = redactor;
+          if (input.length() > DefaultInferenceTrace.DEFER_MAX_CHARS) {
+            record.resolveInput(); // a long input is digested here, not kept in the queue (see DEFER_MAX_CHARS)
+          }
         }
         withGpu(record, trace).check();
         PendingOffer direct = pendingOffer;

@@ -272,8 +272,9 @@ final class RecordEntry implements PendingRecord {
    * Computes what the caller deferred on the raw input (its flags, its redacted digest) and on the
    * output (its flags), and forgets both texts. Runs where the record is built: on the worker for a handed-off entry, which is what
    * takes the scan and the redaction (the redactor's regular expressions over up to 8,192 characters)
-   * off the request's thread. A redactor that throws (against its contract) yields {@value
-   * #REDACTION_FAILED}, logged: the record is written all the same, and the raw input never is.
+   * off the request's thread. A redactor that throws (against its contract; a {@link
+   * StackOverflowError} or {@link LinkageError} included) yields {@value #REDACTION_FAILED}, logged:
+   * the record is written all the same, and the raw input never is.
    */
   void resolveInput() {
     String flagsOf = flagsInput;
@@ -293,7 +294,9 @@ final class RecordEntry implements PendingRecord {
       digestRedactor = null;
       try {
         inputDigest = redactor.digest(digestOf);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | StackOverflowError | LinkageError e) {
+        // the user's code, on the dispatcher's worker: an error from it must not stop the worker
+        // (which treats what escapes it as a broken JVM and writes nothing more)
         LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
         inputDigest = REDACTION_FAILED;
       }

@@ -10,6 +10,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -127,6 +130,58 @@ class GarbageFreeModeTest {
       off.run("m", "req-3", fresh::add);
       off.run("m", "req-4", fresh::add);
       assertThat(fresh.get(1)).isNotSameAs(fresh.get(0));
+    }
+  }
+
+  /**
+   * A body that lets another thread end its trace and returns while that close is still under way
+   * (against the reuse rule, yet easy to write: a task completes the body's future, then closes the
+   * trace). The trace must not go back to the pool before its close has finished: the next call/run
+   * would otherwise fill the entry that this close is about to hand off (one record with two
+   * requests' data, the other record lost, the entry queued twice and pooled twice).
+   */
+  @Test
+  void aTraceIsReusedOnlyOnceItsCloseHasFinished() throws Exception {
+    CountDownLatch insideClose = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean first = new AtomicBoolean(true);
+    Sampler always = Sampler.always();
+    Sampler pausingOnce = new Sampler() {
+      @Override
+      public String decide(String modelName, Status status, double latencyMs) {
+        if (first.compareAndSet(true, false)) {
+          insideClose.countDown();
+          try {
+            resume.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return always.decide(modelName, status, latencyMs);
+      }
+
+      @Override
+      public io.github.trtrace.core.sampling.SamplerStats stats() {
+        return always.stats();
+      }
+    };
+    Thread[] closer = new Thread[1];
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get)
+        .sampler(pausingOnce).garbageFree(true).build()) {
+      tracer.run("m", "req-a", t -> {
+        t.inputTokens(1);
+        closer[0] = new Thread(t::close, "closer");
+        closer[0].start();
+        insideClose.await(20, TimeUnit.SECONDS); // the other thread is inside close(), past the end
+      });
+      tracer.run("m", "req-b", t -> t.inputTokens(2));
+      resume.countDown();
+      closer[0].join(20_000);
+      tracer.flush().join();
+      assertThat(sink.records()).extracting(InferenceRecord::requestId).containsExactlyInAnyOrder("req-a", "req-b");
+      assertThat(record("req-a").inputTokens()).isEqualTo(1);
+      assertThat(record("req-b").inputTokens()).isEqualTo(2);
+      assertThat(tracer.stats().misuse()).as("run's own close: ended twice").isEqualTo(1);
     }
   }
 

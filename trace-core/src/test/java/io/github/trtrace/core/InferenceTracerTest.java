@@ -442,6 +442,102 @@ class InferenceTracerTest {
     assertThat(tracer.stats().recordErrors()).isZero();
   }
 
+  /**
+   * A String input's digest is computed on the dispatcher's worker: an error from a user redactor
+   * (here a StackOverflowError, a rule's deep regular-expression recursion, which the built-in
+   * redactor guards its own rules against) must yield the marked digest, not stop the worker, after
+   * which nothing more was written.
+   */
+  @Test
+  void aRedactorThatOverflowsTheStackDoesNotStopRecording() {
+    tracer.close();
+    io.github.trtrace.core.redact.Redactor overflowing = new io.github.trtrace.core.redact.Redactor() {
+      @Override
+      public String redact(CharSequence text) {
+        throw new StackOverflowError();
+      }
+
+      @Override
+      public String digest(CharSequence rawInput) {
+        throw new StackOverflowError();
+      }
+    };
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(overflowing).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-overflowing-redactor")) {
+      t.input("mail me at alice@example.com");
+      t.error("boom");
+    }
+    try (InferenceTrace t = tracer.start("m", "req-after")) {
+      t.outputTokens(1);
+    }
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-overflowing-redactor"))
+        .hasValueSatisfying(r -> assertThat(r.inputDigest()).isEqualTo("[REDACTION_FAILED]"));
+    assertThat(sink.findByRequestId("req-after")).isPresent();
+    assertThat(tracer.stats().dispatcher().dropped()).isZero();
+  }
+
+  /**
+   * A String's flags are computed where the record is built, the worker, so the text stays referenced
+   * while the record waits in the queue. For a long prompt or answer that must not be so: the queue's
+   * bound, in records, would no longer bound its memory (8,192 queued requests with 100K-char prompts
+   * and answers pin gigabytes, exactly when the sinks are slow). Here the worker is held (inside the
+   * redactor of an earlier record) while a request with a long input and output waits in the queue;
+   * its texts must be collectable meanwhile, and its flags still right.
+   */
+  @Test
+  void aLongStringInputOrOutputIsNotKeptWhileItsRecordWaitsInTheQueue() throws Exception {
+    tracer.close();
+    CountDownLatch insideRedactor = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    io.github.trtrace.core.redact.Redactor defaults = io.github.trtrace.core.redact.Redactor.defaults();
+    io.github.trtrace.core.redact.Redactor holding = new io.github.trtrace.core.redact.Redactor() {
+      @Override
+      public String redact(CharSequence text) {
+        return defaults.redact(text);
+      }
+
+      @Override
+      public String digest(CharSequence rawInput) {
+        insideRedactor.countDown();
+        try {
+          resume.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return defaults.digest(rawInput);
+      }
+    };
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(holding).clocks(wall, nanos::get).build();
+    try (InferenceTrace t = tracer.start("m", "req-holds-the-worker")) {
+      t.input("short");
+      t.error("boom");
+    }
+    assertThat(insideRedactor.await(20, TimeUnit.SECONDS)).isTrue(); // the worker is building that record
+    List<java.lang.ref.WeakReference<String>> texts = traceLongTexts("req-long");
+    for (int i = 0; i < 50 && texts.stream().anyMatch(w -> w.get() != null); i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    boolean collected = texts.stream().allMatch(w -> w.get() == null);
+    resume.countDown();
+    tracer.flush().join();
+    assertThat(collected).as("the long input and output were collectable while their record was queued").isTrue();
+    InferenceRecord r = sink.findByRequestId("req-long").orElseThrow();
+    assertThat(r.inputFlags()).containsExactly(InputFlag.ZERO_WIDTH);
+    assertThat(r.outputFlags()).containsExactly(OutputFlag.REPETITION);
+  }
+
+  /** Traces a request with a long input and output; returns the texts, weakly. */
+  private List<java.lang.ref.WeakReference<String>> traceLongTexts(String id) {
+    String input = "lorem ipsum ".repeat(1_000) + "\u200B";
+    String output = "ha".repeat(10_000);
+    try (InferenceTrace t = tracer.start("m", id)) {
+      t.input(input).output(output);
+    }
+    return List.of(new java.lang.ref.WeakReference<>(input), new java.lang.ref.WeakReference<>(output));
+  }
+
   @Test
   void aListenerSeesTheFlagsAndDigestOfAStringInput() {
     tracer.close();

@@ -118,6 +118,8 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   private volatile long discardedOnClose;
   private final Map<String, String> closeFailures = Collections.synchronizedMap(new LinkedHashMap<>());
   private long lastReportedDrops;
+  /** The worker's: what {@link #take} has polled and not yet built. */
+  private Object[] taken = new Object[64];
 
   private final AtomicBoolean closeCalled = new AtomicBoolean();
   private volatile long closeDeadlineNanos;
@@ -537,18 +539,30 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
 
   private int take(
       MpscAtomicArrayQueue<Object> queue, List<InferenceRecord> batch, int room, long max) {
+    // First out of the queue, then built: a pending record's build runs the redactor and the input
+    // scans, so waking the producers waiting for space only after building the batch kept them
+    // parked (up to their block timeout) while the queue already had room, and offers arriving
+    // meanwhile took that room first (the waiters then drop at their timeout).
+    Object[] out = taken;
     int n = 0;
     while (n < room && n < max) {
       Object r = queue.poll();
       if (r == null) {
         break;
       }
-      // a pending record becomes the immutable record here and its entry goes back to the pool
-      batch.add(r instanceof PendingRecord ? ((PendingRecord) r).toRecord() : (InferenceRecord) r);
-      n++;
+      if (n == out.length) {
+        out = taken = java.util.Arrays.copyOf(out, n * 2);
+      }
+      out[n++] = r;
     }
     if (n > 0) {
       releaseWaiters();
+    }
+    for (int i = 0; i < n; i++) {
+      Object r = out[i];
+      out[i] = null;
+      // a pending record becomes the immutable record here and its entry goes back to the pool
+      batch.add(r instanceof PendingRecord ? ((PendingRecord) r).toRecord() : (InferenceRecord) r);
     }
     return n;
   }

@@ -182,6 +182,65 @@ class DispatcherTest {
         .containsExactly("held", "held-next", "queued-0", "queued-1", "queued-2", "queued-3", "waiter");
   }
 
+  /**
+   * The worker frees queue space when it takes records out, before it builds them (building a pending
+   * record runs the redactor and the input scans, which for a whole batch can take a while): a
+   * producer waiting for space is released then, as the class says, not only once every record of
+   * the batch is built. Here the build of the first record waits (up to half the producer's block
+   * timeout) for the blocked producer's offer to return; a producer released only after the build
+   * sleeps on although the queue has room, and new offers overtake it meanwhile.
+   */
+  @Test
+  void aBlockedProducerIsReleasedWhenRecordsLeaveTheQueueNotOnceTheyAreBuilt() throws Exception {
+    GatedSink gated = gate();
+    Dispatcher d =
+        start(
+            Dispatcher.builder()
+                .sink(gated)
+                .queueCapacity(2)
+                .reservedCapacity(0)
+                .batchSize(4)
+                .exportTimeout(Duration.ofMinutes(1))
+                .policy(QueueFullPolicy.BLOCK)
+                .blockTimeout(Duration.ofSeconds(10)));
+    holdWorker(d, gated); // the worker waits for the sink, the queue is empty
+    CountDownLatch producerReturned = new CountDownLatch(1);
+    CompletableFuture<Boolean> returnedWhileBuilding = new CompletableFuture<>();
+    io.github.trtrace.core.internal.PendingRecord slowToBuild = new io.github.trtrace.core.internal.PendingRecord() {
+      @Override
+      public InferenceRecord toRecord() {
+        try {
+          returnedWhileBuilding.complete(producerReturned.await(5, SECONDS));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          returnedWhileBuilding.complete(false);
+        }
+        return record("slow-to-build");
+      }
+
+      @Override
+      public void discard() {}
+    };
+    assertThat(((io.github.trtrace.core.internal.PendingOffer) d).offerPending(slowToBuild, false)).isTrue();
+    assertThat(d.offer(record("fills-the-queue"), false)).isTrue();
+    CompletableFuture<Boolean> blocked = new CompletableFuture<>();
+    Thread producer = new Thread(() -> {
+      blocked.complete(d.offer(record("waiter"), false));
+      producerReturned.countDown();
+    }, "blocked-producer");
+    producer.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> isParkedInBlockingOffer(producer));
+
+    gated.open(); // the worker takes both queued records out, then builds "slow-to-build"
+    assertThat(returnedWhileBuilding.get(30, SECONDS)).as("the producer got the freed space while the batch was built").isTrue();
+    assertThat(blocked.get(30, SECONDS)).isTrue();
+    producer.join(10_000);
+    d.flush().get(30, SECONDS);
+    assertThat(d.stats().dropped()).isZero();
+    assertThat(ids(gated.store))
+        .containsExactly("held", "held-next", "slow-to-build", "fills-the-queue", "waiter");
+  }
+
   private static boolean isParkedInBlockingOffer(Thread t) {
     if (t.getState() != Thread.State.TIMED_WAITING) {
       return false;
