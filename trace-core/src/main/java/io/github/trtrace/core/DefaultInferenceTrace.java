@@ -437,29 +437,19 @@ final class DefaultInferenceTrace implements InferenceTrace {
     return this;
   }
 
-  /**
-   * Longest {@code String} input or output whose inspection is left to where the record is built
-   * (the worker): the deferred text stays referenced by the queued entry until then, so the queue's
-   * bound, in records, would no longer bound its memory (8,192 queued requests with 100K-char prompts
-   * and answers pin gigabytes, exactly when the sinks are slow). A longer text is inspected at once,
-   * on the caller, where its scan is small beside the request that produced it.
-   */
-  static final int DEFER_MAX_CHARS = 4096;
-
   @Override
   public synchronized InferenceTrace input(CharSequence rawInput) {
     if (isEndedMisuse("input") || isNullMisuse("input", rawInput)) {
       return this;
     }
     RecordEntry e = entry();
-    if (rawInput instanceof String s && s.length() <= DEFER_MAX_CHARS) {
+    if (rawInput instanceof String s && e.deferInput(s, tracer.veryLongInputChars)) {
       // Immutable: its flags are computed where the record is built (the dispatcher's worker), not
-      // on the request's thread; see RecordEntry#resolveInput.
-      e.flagsInput = s;
-      e.veryLongChars = tracer.veryLongInputChars;
+      // on the request's thread, within the tracer's budget of deferred text; see RecordEntry#resolveInput.
       input = tracer.inputDigest ? s : null;
     } else {
-      e.flagsInput = null; // an earlier input(String) is replaced
+      // mutable, or over the budget: inspected now; an earlier deferred input is replaced
+      e.undeferInput();
       e.inputFlags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
       // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
       input = tracer.inputDigest ? rawInput.toString() : null;
@@ -471,10 +461,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
   public synchronized InferenceTrace output(CharSequence output) {
     if (!isEndedMisuse("output") && !isNullMisuse("output", output)) {
       RecordEntry e = entry();
-      if (output instanceof String s && s.length() <= DEFER_MAX_CHARS) {
-        e.flagsOutput = s; // immutable: checked where the record is built, as input(String)
-      } else {
-        e.flagsOutput = null; // an earlier output(String) is replaced
+      if (!(output instanceof String s && e.deferOutput(s))) { // deferred as input(String) is
+        e.undeferOutput(); // an earlier deferred output is replaced
         e.outputFlags = OutputInspector.flags(output);
       }
     }

@@ -394,10 +394,8 @@ final class DefaultInferenceTracer implements InferenceTracer {
         boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
         if (inputDigest && input != null && priority) {
           // Redacted where the record is built (the worker, on the garbage-free path): RecordEntry#resolveInput.
-          record.digestInput = input.toString();
-          record.digestRedactor = redactor;
-          if (input.length() > DefaultInferenceTrace.DEFER_MAX_CHARS) {
-            record.resolveInput(); // a long input is digested here, not kept in the queue (see DEFER_MAX_CHARS)
+          if (!record.deferDigest(input.toString(), redactor)) {
+            record.resolveInput(); // over the budget of deferred text: digested here, not kept in the queue
           }
         }
         withGpu(record, trace).check();

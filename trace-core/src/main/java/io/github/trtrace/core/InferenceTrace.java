@@ -129,8 +129,8 @@ public interface InferenceTrace extends AutoCloseable {
 
   /**
    * Inspects the raw input for {@link InputFlag}s: a mutable input (a {@code StringBuilder}) now, a
-   * {@code String} (immutable) of up to 4,096 characters where the record is built, off the request's
-   * thread (a longer one now: a queued record does not keep a long text). Only if input
+   * {@code String} (immutable) where the record is built, off the request's thread (within a budget
+   * of about 4 M characters of such text waiting in the tracer's queue; past it, now). Only if input
    * digests are enabled is the text kept ({@code toString()} now, so later changes to a mutable input
    * do not leak in) until the record is built, and then only digested (redacted, at most 100
    * characters) for error and slow records; the raw text is never written. A later call replaces the
@@ -140,7 +140,7 @@ public interface InferenceTrace extends AutoCloseable {
 
   /**
    * Inspects the response text for {@link OutputFlag}s ({@code output_flags}): a mutable text now, a
-   * {@code String} of up to 4,096 characters where the record is built, off the request's thread; the text is not written. A
+   * {@code String} where the record is built, off the request's thread (within the same budget); the text is not written. A
    * later call replaces the flags.
    */
   InferenceTrace output(CharSequence output);

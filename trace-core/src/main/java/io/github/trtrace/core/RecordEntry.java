@@ -85,6 +85,8 @@ final class RecordEntry implements PendingRecord {
   int veryLongChars;
   @Nullable String digestInput;
   @Nullable Redactor digestRedactor;
+  /** Whether {@code digestInput} (a text other than {@code flagsInput}) holds a share of the deferral budget. */
+  private boolean digestReserved;
   /** Allocated on the first event or layer only. */
   @Nullable List<InferenceRecord.Event> events;
   @Nullable List<InferenceRecord.LayerTime> layers;
@@ -129,9 +131,7 @@ final class RecordEntry implements PendingRecord {
     inputFlags = Collections.emptySet();
     inputDigest = null;
     outputFlags = Collections.emptySet();
-    flagsInput = null;
-    flagsOutput = null;
-    digestInput = null;
+    releaseDeferred(); // a sampled-out, dropped or discarded entry gives its share back too
     digestRedactor = null;
     if (events != null) {
       events.clear();
@@ -278,19 +278,17 @@ final class RecordEntry implements PendingRecord {
    */
   void resolveInput() {
     String flagsOf = flagsInput;
-    if (flagsOf != null) {
-      flagsInput = null;
-      inputFlags = InputInspector.flags(flagsOf, veryLongChars);
-    }
     String output = flagsOutput;
-    if (output != null) {
-      flagsOutput = null;
-      outputFlags = OutputInspector.flags(output);
-    }
     String digestOf = digestInput;
     Redactor redactor = digestRedactor;
+    releaseDeferred();
+    if (flagsOf != null) {
+      inputFlags = InputInspector.flags(flagsOf, veryLongChars);
+    }
+    if (output != null) {
+      outputFlags = OutputInspector.flags(output);
+    }
     if (digestOf != null && redactor != null) {
-      digestInput = null;
       digestRedactor = null;
       try {
         inputDigest = redactor.digest(digestOf);
@@ -300,6 +298,88 @@ final class RecordEntry implements PendingRecord {
         LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
         inputDigest = REDACTION_FAILED;
       }
+    }
+  }
+
+  /**
+   * Leaves the flags of {@code input} to {@link #resolveInput} (the worker) when the tracer's budget of
+   * deferred text allows it; false: the caller must inspect it now. See {@link Pool#MAX_DEFERRED_CHARS}.
+   */
+  boolean deferInput(String input, int veryLong) {
+    undeferInput();
+    if (!pool.reserve(input.length())) {
+      return false;
+    }
+    flagsInput = input;
+    veryLongChars = veryLong;
+    return true;
+  }
+
+  /** As {@link #deferInput} for the output's flags. */
+  boolean deferOutput(String output) {
+    undeferOutput();
+    if (!pool.reserve(output.length())) {
+      return false;
+    }
+    flagsOutput = output;
+    return true;
+  }
+
+  /**
+   * Leaves the redacted digest of {@code input} to {@link #resolveInput}: free when it is the text whose
+   * flags are already deferred (the same string), else within the budget; false: digest it now.
+   */
+  boolean deferDigest(String input, Redactor redactor) {
+    digestRedactor = redactor;
+    if (input == flagsInput) {
+      digestInput = input;
+      return true;
+    }
+    if (!pool.reserve(input.length())) {
+      digestInput = input;
+      return false;
+    }
+    digestInput = input;
+    digestReserved = true;
+    return true;
+  }
+
+  /** Forgets a deferred input (a later {@code input(...)} replaces it), giving its share back. */
+  void undeferInput() {
+    String earlier = flagsInput;
+    if (earlier != null) {
+      flagsInput = null;
+      pool.give(earlier.length());
+    }
+  }
+
+  /** As {@link #undeferInput} for the output. */
+  void undeferOutput() {
+    String earlier = flagsOutput;
+    if (earlier != null) {
+      flagsOutput = null;
+      pool.give(earlier.length());
+    }
+  }
+
+  /** Gives the deferred texts' share of the budget back and forgets them. */
+  private void releaseDeferred() {
+    long chars = 0;
+    if (flagsInput != null) {
+      chars += flagsInput.length();
+    }
+    if (flagsOutput != null) {
+      chars += flagsOutput.length();
+    }
+    if (digestReserved && digestInput != null) {
+      chars += digestInput.length();
+    }
+    flagsInput = null;
+    flagsOutput = null;
+    digestInput = null;
+    digestReserved = false;
+    if (chars > 0) {
+      pool.give(chars);
     }
   }
 
@@ -337,10 +417,44 @@ final class RecordEntry implements PendingRecord {
    * (the pool fills up during warm-up to the number in flight); full: the entry is left to the GC.
    */
   static final class Pool {
+    /**
+     * The most characters of input and output text the tracer's queued entries may keep for the worker
+     * to inspect (about 8 MiB of UTF-16, 4 MiB of Latin-1 strings). A deferred text stays referenced by
+     * its entry until the record is built, so without a bound the queue's capacity, counted in records,
+     * would not bound its memory: 8,192 queued requests with 100K-character prompts and answers would pin
+     * gigabytes, exactly while the sinks are slow. Past the budget a text is inspected on the caller, as
+     * a mutable one always is; in steady state the queue is nearly empty and everything is deferred.
+     */
+    static final long MAX_DEFERRED_CHARS = 4L << 20;
+
     private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<RecordEntry> free;
+    private final java.util.concurrent.atomic.AtomicLong deferredChars = new java.util.concurrent.atomic.AtomicLong();
+    private final long maxDeferredChars;
 
     Pool(int capacity) {
+      this(capacity, MAX_DEFERRED_CHARS);
+    }
+
+    Pool(int capacity, long maxDeferredChars) {
       free = new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(capacity);
+      this.maxDeferredChars = maxDeferredChars;
+    }
+
+    boolean reserve(long chars) {
+      if (deferredChars.addAndGet(chars) <= maxDeferredChars) {
+        return true;
+      }
+      deferredChars.addAndGet(-chars);
+      return false;
+    }
+
+    void give(long chars) {
+      deferredChars.addAndGet(-chars);
+    }
+
+    /** Characters of text the queued entries keep for the worker now. */
+    long deferredChars() {
+      return deferredChars.get();
     }
 
     RecordEntry take() {

@@ -486,7 +486,7 @@ class InferenceTracerTest {
    * its texts must be collectable meanwhile, and its flags still right.
    */
   @Test
-  void aLongStringInputOrOutputIsNotKeptWhileItsRecordWaitsInTheQueue() throws Exception {
+  void stringTextsWaitingForTheWorkerStayWithinTheBudgetAndAreCollectablePastIt() throws Exception {
     tracer.close();
     CountDownLatch insideRedactor = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
@@ -514,7 +514,17 @@ class InferenceTracerTest {
       t.error("boom");
     }
     assertThat(insideRedactor.await(20, TimeUnit.SECONDS)).isTrue(); // the worker is building that record
+    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
+    // a queued record whose input takes the whole budget of deferred text ...
+    String filling = "x".repeat((int) RecordEntry.Pool.MAX_DEFERRED_CHARS - 10);
+    try (InferenceTrace t = tracer.start("m", "req-fills-the-budget")) {
+      t.input(filling);
+    }
+    assertThat(entries.deferredChars()).isEqualTo(filling.length());
+    filling = null;
+    // ... so the next request's long texts are inspected on the caller and not kept by the queue
     List<java.lang.ref.WeakReference<String>> texts = traceLongTexts("req-long");
+    assertThat(entries.deferredChars()).isEqualTo(RecordEntry.Pool.MAX_DEFERRED_CHARS - 10);
     for (int i = 0; i < 50 && texts.stream().anyMatch(w -> w.get() != null); i++) {
       System.gc();
       Thread.sleep(20);
@@ -526,6 +536,30 @@ class InferenceTracerTest {
     InferenceRecord r = sink.findByRequestId("req-long").orElseThrow();
     assertThat(r.inputFlags()).containsExactly(InputFlag.ZERO_WIDTH);
     assertThat(r.outputFlags()).containsExactly(OutputFlag.REPETITION);
+    assertThat(sink.findByRequestId("req-fills-the-budget").orElseThrow().inputFlags())
+        .containsExactly(InputFlag.VERY_LONG);
+    assertThat(entries.deferredChars()).as("every share given back once the records are built").isZero();
+    // with the budget free again, a String's inspection is deferred again (and given back again)
+    traceLongTexts("req-long-2");
+    tracer.flush().join();
+    assertThat(sink.findByRequestId("req-long-2").orElseThrow().outputFlags()).containsExactly(OutputFlag.REPETITION);
+    assertThat(entries.deferredChars()).isZero();
+  }
+
+  @Test
+  void aSampledOutRequestGivesItsShareOfTheDeferredTextBudgetBack() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true)
+        .sampler(io.github.trtrace.core.sampling.Sampler.builder().rate(0.0).adaptiveSlow(false).build())
+        .clocks(wall, nanos::get).build();
+    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
+    try (InferenceTrace t = tracer.start("m", "req-sampled-out")) {
+      t.input("a prompt\u202E").output("an answer");
+      t.input("a second prompt replaces the first"); // the first one's share is given back here
+      assertThat(entries.deferredChars()).isEqualTo("a second prompt replaces the first".length() + "an answer".length());
+    }
+    assertThat(tracer.stats().sampledOut()).isEqualTo(1);
+    assertThat(entries.deferredChars()).isZero();
   }
 
   /** Traces a request with a long input and output; returns the texts, weakly. */
