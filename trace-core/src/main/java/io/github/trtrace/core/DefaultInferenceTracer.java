@@ -249,7 +249,10 @@ final class DefaultInferenceTracer implements InferenceTracer {
     }
   }
 
-  /** {@link #callTraced} for a body without a result. */
+  /**
+   * {@link #callTraced} for a body without a result; not an adapter to it, which would make a lambda
+   * capturing {@code body} per request (the garbage-free path must allocate nothing).
+   */
   private <E extends Throwable> void runTraced(DefaultInferenceTrace t, TracedRunnable<E> body) throws E {
     ScopeCache cache = SCOPES.get();
     ContextAccess.ReusableScope scope = cache.takeScope();

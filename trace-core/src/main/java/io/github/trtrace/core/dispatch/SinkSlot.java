@@ -152,27 +152,7 @@ final class SinkSlot {
    * or until {@code deadline}, whichever comes first.
    */
   boolean awaitIdle(long deadline, long exportTimeoutNanos) {
-    lock.lock();
-    try {
-      while (busy) {
-        long now = System.nanoTime();
-        long limit = taskStartNanos + exportTimeoutNanos;
-        if (deadline - limit < 0) {
-          limit = deadline;
-        }
-        long left = limit - now;
-        if (left <= 0) {
-          return false;
-        }
-        changed.awaitNanos(left);
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return !busy;
-    } finally {
-      lock.unlock();
-    }
+    return awaitWhile(() -> busy, deadline, exportTimeoutNanos);
   }
 
   /**
@@ -180,9 +160,17 @@ final class SinkSlot {
    * at most until its current call has run {@code exportTimeoutNanos} or until {@code deadline}.
    */
   boolean awaitRoom(long deadline, long exportTimeoutNanos) {
+    return awaitWhile(() -> busy && (next != null || !batchCall), deadline, exportTimeoutNanos);
+  }
+
+  /**
+   * Waits, under the lock, while {@code waiting} holds, at most until the sink's current call has run
+   * {@code exportTimeoutNanos} or until {@code deadline}, whichever comes first; true when it stopped holding.
+   */
+  private boolean awaitWhile(java.util.function.BooleanSupplier waiting, long deadline, long exportTimeoutNanos) {
     lock.lock();
     try {
-      while (busy && (next != null || !batchCall)) {
+      while (waiting.getAsBoolean()) {
         long now = System.nanoTime();
         long limit = taskStartNanos + exportTimeoutNanos;
         if (deadline - limit < 0) {
@@ -197,7 +185,7 @@ final class SinkSlot {
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return !busy;
+      return !waiting.getAsBoolean();
     } finally {
       lock.unlock();
     }
