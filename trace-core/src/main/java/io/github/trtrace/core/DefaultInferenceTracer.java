@@ -396,10 +396,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
         // use the dispatcher's reserved capacity and carries the input digest when enabled.
         boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
         if (inputDigest && input != null && priority) {
-          // Redacted where the record is built (the worker, on the garbage-free path): RecordEntry#resolveInput.
-          if (!record.deferDigest(input.toString(), redactor)) {
-            record.resolveInput(); // over the budget of deferred text: digested here, not kept in the queue
-          }
+          // Redacted where the record is built (the worker, on the garbage-free path: RecordEntry#resolveInput),
+          // or here when the budget of deferred text is spent.
+          record.digestInput(input.toString(), redactor);
         }
         withGpu(record, trace).check();
         PendingOffer direct = pendingOffer;

@@ -85,8 +85,6 @@ final class RecordEntry implements PendingRecord {
   int veryLongChars;
   @Nullable String digestInput;
   @Nullable Redactor digestRedactor;
-  /** Whether {@code digestInput} (a text other than {@code flagsInput}) holds a share of the deferral budget. */
-  private boolean digestReserved;
   /** Allocated on the first event or layer only. */
   @Nullable List<InferenceRecord.Event> events;
   @Nullable List<InferenceRecord.LayerTime> layers;
@@ -290,14 +288,18 @@ final class RecordEntry implements PendingRecord {
     }
     if (digestOf != null && redactor != null) {
       digestRedactor = null;
-      try {
-        inputDigest = redactor.digest(digestOf);
-      } catch (RuntimeException | StackOverflowError | LinkageError e) {
-        // the user's code, on the dispatcher's worker: an error from it must not stop the worker
-        // (which treats what escapes it as a broken JVM and writes nothing more)
-        LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
-        inputDigest = REDACTION_FAILED;
-      }
+      inputDigest = digest(redactor, digestOf);
+    }
+  }
+
+  private String digest(Redactor redactor, String input) {
+    try {
+      return redactor.digest(input);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      // the user's code, on the dispatcher's worker: an error from it must not stop the worker
+      // (which treats what escapes it as a broken JVM and writes nothing more)
+      LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
+      return REDACTION_FAILED;
     }
   }
 
@@ -326,22 +328,17 @@ final class RecordEntry implements PendingRecord {
   }
 
   /**
-   * Leaves the redacted digest of {@code input} to {@link #resolveInput}: free when it is the text whose
-   * flags are already deferred (the same string), else within the budget; false: digest it now.
+   * The redacted digest of {@code input}: left to {@link #resolveInput} when it is the text whose flags
+   * are already deferred (the same string, no further share of the budget) or within the budget; past
+   * the budget made now, so the queue does not keep the text.
    */
-  boolean deferDigest(String input, Redactor redactor) {
-    digestRedactor = redactor;
-    if (input == flagsInput) {
+  void digestInput(String input, Redactor redactor) {
+    if (input == flagsInput || pool.reserve(input.length())) {
       digestInput = input;
-      return true;
+      digestRedactor = redactor;
+    } else {
+      inputDigest = digest(redactor, input);
     }
-    if (!pool.reserve(input.length())) {
-      digestInput = input;
-      return false;
-    }
-    digestInput = input;
-    digestReserved = true;
-    return true;
   }
 
   /** Forgets a deferred input (a later {@code input(...)} replaces it), giving its share back. */
@@ -371,13 +368,12 @@ final class RecordEntry implements PendingRecord {
     if (flagsOutput != null) {
       chars += flagsOutput.length();
     }
-    if (digestReserved && digestInput != null) {
+    if (digestInput != null && digestInput != flagsInput) { // the same string holds one share
       chars += digestInput.length();
     }
     flagsInput = null;
     flagsOutput = null;
     digestInput = null;
-    digestReserved = false;
     if (chars > 0) {
       pool.give(chars);
     }

@@ -547,6 +547,22 @@ class InferenceTracerTest {
   }
 
   @Test
+  void anInputOverTheBudgetIsInspectedAndDigestedOnTheCallerAndKeptByNoQueuedEntry() {
+    tracer.close();
+    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
+    String huge = "mail alice@example.com " + "y".repeat((int) RecordEntry.Pool.MAX_DEFERRED_CHARS);
+    try (InferenceTrace t = tracer.start("m", "req-over-the-budget")) {
+      t.input(huge).error("boom");
+    }
+    assertThat(entries.deferredChars()).as("neither its flags nor its digest wait for the worker").isZero();
+    tracer.flush().join();
+    InferenceRecord r = sink.findByRequestId("req-over-the-budget").orElseThrow();
+    assertThat(r.inputFlags()).contains(InputFlag.VERY_LONG);
+    assertThat(r.inputDigest()).isNotNull().doesNotContain("alice@example.com").contains("[EMAIL]");
+  }
+
+  @Test
   void aSampledOutRequestGivesItsShareOfTheDeferredTextBudgetBack() {
     tracer.close();
     tracer = InferenceTracer.builder().sink(sink).inputDigest(true)
