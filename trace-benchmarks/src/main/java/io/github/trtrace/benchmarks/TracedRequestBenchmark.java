@@ -75,19 +75,7 @@ public class TracedRequestBenchmark {
     String id = "req-bench-" + (n++ & 1023);
     try (RequestContext.Scope scope = RequestContext.with(id).model("llama-8b").build().open();
         InferenceTrace t = tracer.start("llama-8b")) {
-      t.stage(Stage.QUEUE).close();
-      try (var s = t.stage(Stage.PREPROCESS)) {
-        t.inputTokens(128);
-      }
-      try (var s = t.stage(Stage.INFER)) {
-        t.addGpuMs(4.25);
-      }
-      try (var s = t.stage(Stage.DECODE)) {
-        t.token();
-        t.token();
-      }
-      t.outputTokens(64).engineFingerprint("sha256:0f1e2d").attribute("tenant", "acme");
-      t.attribute("route", "/v1/chat").traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+      request(t);
       return t.elapsedNanos();
     }
   }

@@ -152,7 +152,7 @@ final class SinkSlot {
    * or until {@code deadline}, whichever comes first.
    */
   boolean awaitIdle(long deadline, long exportTimeoutNanos) {
-    return awaitWhile(() -> busy, deadline, exportTimeoutNanos);
+    return awaitWhile(inCall, deadline, exportTimeoutNanos);
   }
 
   /**
@@ -160,8 +160,12 @@ final class SinkSlot {
    * at most until its current call has run {@code exportTimeoutNanos} or until {@code deadline}.
    */
   boolean awaitRoom(long deadline, long exportTimeoutNanos) {
-    return awaitWhile(() -> busy && (next != null || !batchCall), deadline, exportTimeoutNanos);
+    return awaitWhile(noRoom, deadline, exportTimeoutNanos);
   }
+
+  /** The two waits' conditions, read under the lock (made once: the worker waits on them per batch). */
+  private final java.util.function.BooleanSupplier inCall = () -> busy;
+  private final java.util.function.BooleanSupplier noRoom = () -> busy && (next != null || !batchCall);
 
   /**
    * Waits, under the lock, while {@code waiting} holds, at most until the sink's current call has run
