@@ -1,7 +1,7 @@
 package io.github.trtrace.core.sampling;
 
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,8 +1,8 @@
 package io.github.trtrace.core.sink;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.json.RecordJson;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.json.RecordJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

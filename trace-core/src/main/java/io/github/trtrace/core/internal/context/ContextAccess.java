@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.context;
 
 import io.github.trtrace.core.context.RequestContext;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
 import java.util.Map;
 import java.util.Objects;

@@ -1,10 +1,12 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
+import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.QueueFullPolicy;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
-import io.github.trtrace.core.internal.PendingOffer;
-import io.github.trtrace.core.internal.PendingRecord;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.dispatch.PendingOffer;
+import io.github.trtrace.core.internal.dispatch.PendingRecord;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

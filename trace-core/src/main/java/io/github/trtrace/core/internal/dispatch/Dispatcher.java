@@ -1,5 +1,8 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
+import io.github.trtrace.core.sink.Slf4jSink;
+import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.QueueFullPolicy;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;

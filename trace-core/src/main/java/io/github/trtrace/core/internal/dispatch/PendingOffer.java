@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.dispatch;
 
 /**
  * Implemented by trtrace's own dispatcher: takes a {@link PendingRecord} instead of a built record,

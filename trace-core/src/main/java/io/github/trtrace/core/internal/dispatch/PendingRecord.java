@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
 

@@ -1,9 +1,9 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.dispatch.DefaultDispatcher.DispatcherThread;
+import io.github.trtrace.core.internal.dispatch.DefaultDispatcher.DispatcherThread;
 import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
 import io.github.trtrace.core.sink.RecordSink.Delivery;
 import java.util.List;

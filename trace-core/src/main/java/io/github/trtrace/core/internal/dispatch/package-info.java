@@ -1,14 +1,5 @@
-/**
- * The asynchronous dispatcher: a bounded, non-blocking hand-off from request threads to
- * {@link io.github.trtrace.core.sink.RecordSink sinks}, with counted drops and a flush on close.
- *
- * <pre>{@code
- * try (Dispatcher d = Dispatcher.builder().sink(Slf4jSink.builder().build()).build()) {
- *   d.offer(record, record.status().isFailure());
- * }
- * }</pre>
- */
+/** The asynchronous dispatcher: a bounded hand-off from request threads to the sinks, with counted drops and a flush on close. Not public API: may change in any release. */
 @NullMarked
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.gpu;
 
 import io.github.trtrace.core.gpu.GpuReading;
 

@@ -1,5 +1,6 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.gpu;
 
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.gpu.GpuReading;
 import java.time.Duration;

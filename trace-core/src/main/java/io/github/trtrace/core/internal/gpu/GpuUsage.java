@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.gpu;
 
 /**
  * GPU utilisation over one request's lifetime: mean and maximum of the readings in effect while it

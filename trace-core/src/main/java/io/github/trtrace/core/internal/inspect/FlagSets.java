@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.inspect;
 
 import java.util.Collections;
 import java.util.EnumSet;

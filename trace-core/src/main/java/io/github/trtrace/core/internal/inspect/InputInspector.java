@@ -1,5 +1,7 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.inspect;
 
+import io.github.trtrace.core.internal.json.UnicodeChars;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.InputFlag;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,6 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.inspect;
 
+import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.OutputFlag;
 import java.util.Set;
 

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.json;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,10 +1,10 @@
-package io.github.trtrace.core.json;
+package io.github.trtrace.core.internal.json;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceRecord.Event;
 import io.github.trtrace.core.InferenceRecord.LayerTime;
 import io.github.trtrace.core.RecordConvention;
-import io.github.trtrace.core.internal.JsonWriter;
+import io.github.trtrace.core.internal.json.JsonWriter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

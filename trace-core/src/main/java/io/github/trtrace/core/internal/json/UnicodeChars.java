@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.json;
 
 /**
  * The character classes behind {@link io.github.trtrace.core.InputFlag}, shared by the inspector

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.internal;
+package io.github.trtrace.core.internal.log;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

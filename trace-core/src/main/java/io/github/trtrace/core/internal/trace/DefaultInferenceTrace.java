@@ -1,9 +1,16 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.internal.OutputInspector;
-import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.internal.InputInspector;
+import io.github.trtrace.core.internal.inspect.OutputInspector;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.inspect.InputInspector;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +77,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
   boolean pooled;
   /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
-  io.github.trtrace.core.internal.GpuMetricsPoller.@Nullable Mark gpuMark;
+  io.github.trtrace.core.internal.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
       DefaultInferenceTracer tracer,
@@ -158,7 +165,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
   }
 
   /** The scope {@link #enterForBody} opened, until {@link #exitBody()}. */
-  private io.github.trtrace.core.internal.ContextAccess.@Nullable ReusableScope bodyScope;
+  private io.github.trtrace.core.internal.context.ContextAccess.@Nullable ReusableScope bodyScope;
   private @Nullable TraceScope bodyFallback;
 
   /**
@@ -167,8 +174,8 @@ final class DefaultInferenceTrace implements InferenceTrace {
    * With listeners, or when only the model differs from the current context's, it is {@code
    * makeCurrent()} (which allocates). Closed by {@link #exitBody()} on the same thread.
    */
-  void enterForBody(io.github.trtrace.core.internal.ContextAccess.ReusableScope scope) {
-    io.github.trtrace.core.internal.ContextAccess.Hooks hooks = io.github.trtrace.core.internal.ContextAccess.hooks();
+  void enterForBody(io.github.trtrace.core.internal.context.ContextAccess.ReusableScope scope) {
+    io.github.trtrace.core.internal.context.ContextAccess.Hooks hooks = io.github.trtrace.core.internal.context.ContextAccess.hooks();
     boolean sameId = requestId.equals(hooks.currentRequestId());
     if (handles != null || (sameId && !modelName.equals(hooks.currentModelName()))) {
       bodyFallback = makeCurrent();
@@ -185,7 +192,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
       bodyFallback = null;
       fallback.close();
     }
-    io.github.trtrace.core.internal.ContextAccess.ReusableScope scope = bodyScope;
+    io.github.trtrace.core.internal.context.ContextAccess.ReusableScope scope = bodyScope;
     if (scope != null) {
       bodyScope = null;
       scope.close();

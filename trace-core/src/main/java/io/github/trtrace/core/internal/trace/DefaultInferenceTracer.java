@@ -1,14 +1,22 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TracedRunnable;
+import io.github.trtrace.core.TracerStats;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.TracedCallable;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.dispatch.Dispatcher;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import io.github.trtrace.core.gpu.GpuReading;
-import io.github.trtrace.core.internal.GpuMetricsPoller;
-import io.github.trtrace.core.internal.ContextAccess;
-import io.github.trtrace.core.internal.GpuUsage;
-import io.github.trtrace.core.internal.PendingOffer;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
+import io.github.trtrace.core.internal.context.ContextAccess;
+import io.github.trtrace.core.internal.gpu.GpuUsage;
+import io.github.trtrace.core.internal.dispatch.PendingOffer;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import java.time.Clock;
@@ -80,7 +88,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   final LongAdder misuse = new LongAdder();
 
   DefaultInferenceTracer(
-      InferenceTracer.Builder b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
+      TracerFactory b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
     this.wallClock = b.wallClock;
     this.nanoClock = b.nanoClock;
     this.sampler = sampler;

@@ -1,4 +1,4 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;

@@ -1,5 +1,12 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.TraceScope;
+import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.dispatch.DispatcherStats;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

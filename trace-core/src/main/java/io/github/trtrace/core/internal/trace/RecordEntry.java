@@ -1,9 +1,15 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
-import io.github.trtrace.core.internal.InputInspector;
-import io.github.trtrace.core.internal.OutputInspector;
-import io.github.trtrace.core.internal.PendingRecord;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InputFlag;
+import io.github.trtrace.core.OutputFlag;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.internal.inspect.InputInspector;
+import io.github.trtrace.core.internal.inspect.OutputInspector;
+import io.github.trtrace.core.internal.dispatch.PendingRecord;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -194,7 +200,7 @@ final class RecordEntry implements PendingRecord {
    * @throws IllegalArgumentException as {@code build()} does
    */
   void check() {
-    InferenceRecord.Builder.check(latencyMs, inputTokens, outputTokens, maxTokens, temperature, topP,
+    TracerFactory.valueRule().check(latencyMs, inputTokens, outputTokens, maxTokens, temperature, topP,
         stageMs[0], stageMs[1], stageMs[2], gpuMs, stageMs[3], stageMs[4], ttftMs, tpotMs);
   }
 
@@ -204,20 +210,50 @@ final class RecordEntry implements PendingRecord {
    */
   InferenceRecord buildChecked() {
     resolveInput();
-    Map<String, String> attributes;
+    InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
+        .timestamp(instant(timestampEpochNanos))
+        .status(status)
+        .errorType(errorType)
+        .latencyMs(latencyMs)
+        .traceId(traceId)
+        .spanId(spanId)
+        .inputTokens(inputTokens)
+        .outputTokens(outputTokens)
+        .maxTokens(maxTokens)
+        .temperature(temperature)
+        .topP(topP)
+        .finishReason(finishReason)
+        .gpuMs(gpuMs)
+        .ttftMs(ttftMs)
+        .tpotMs(tpotMs)
+        .gpuUtil(gpuUtil)
+        .gpuUtilMean(gpuUtilMean)
+        .gpuUtilMax(gpuUtilMax)
+        .gpuMemUtilMean(gpuMemUtilMean)
+        .gpuMemUtilMax(gpuMemUtilMax)
+        .gpuMemUsedMb(gpuMemUsedMb)
+        .engineFingerprint(engineFingerprint)
+        .sampledReason(sampledReason)
+        .inputFlags(inputFlags)
+        .inputDigest(inputDigest)
+        .outputFlags(outputFlags);
+    for (Stage s : STAGES) {
+      b.stageMs(s, stageMs[s.ordinal()]);
+    }
+    if (events != null) {
+      events.forEach(b::addEvent);
+    }
+    if (layers != null) {
+      layers.forEach(b::addLayer);
+    }
     String[] k = keys;
     String[] v = values;
-    if (attributeCount == 0 || k == null || v == null) {
-      attributes = Map.of();
-    } else {
-      Map<String, String> copy = new java.util.LinkedHashMap<>(attributeCount * 2);
-      for (int i = 0; i < attributeCount; i++) {
-        copy.put(k[i], v[i]);
-      }
-      attributes = Collections.unmodifiableMap(copy);
+    for (int i = 0; i < attributeCount && k != null && v != null; i++) {
+      b.attribute(k[i], v[i]);
     }
-    return new InferenceRecord(this, instant(timestampEpochNanos), attributes);
+    return b.build();
   }
+
 
   /** The immutable record through its builder (every check), the entry unchanged. */
   InferenceRecord build() {
@@ -227,6 +263,8 @@ final class RecordEntry implements PendingRecord {
         .status(status)
         .errorType(errorType)
         .latencyMs(latencyMs)
+        .traceId(traceId)
+        .spanId(spanId)
         .traceId(traceId)
         .spanId(spanId)
         .inputTokens(inputTokens)

@@ -1,6 +1,6 @@
-package io.github.trtrace.core;
+package io.github.trtrace.core.internal.trace;
 
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.QueueFullPolicy;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,11 +8,19 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /** Reads tracer settings from system properties and environment variables. */
-final class TracerSettings {
+public final class TracerSettings {
+  /** Environment variable names; each has a system property, e.g. {@code trtrace.log.path}. */
+  public static final String ENV_LOG_PATH = "TRTRACE_LOG_PATH";
+  public static final String ENV_SAMPLE_RATE = "TRTRACE_SAMPLE_RATE";
+  public static final String ENV_SLOW_MS = "TRTRACE_SLOW_MS";
+  public static final String ENV_QUEUE_SIZE = "TRTRACE_QUEUE_SIZE";
+  public static final String ENV_QUEUE_POLICY = "TRTRACE_QUEUE_POLICY";
+  public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
+
 
   /** Looks a setting up by system-property name and environment-variable name. */
   @FunctionalInterface
-  interface Lookup {
+  public interface Lookup {
     @Nullable String get(String property, String env);
   }
 
@@ -24,20 +32,20 @@ final class TracerSettings {
     }
   }
 
-  private static final Setting LOG_PATH = new Setting("trtrace.log.path", InferenceTracer.Builder.ENV_LOG_PATH);
+  private static final Setting LOG_PATH = new Setting("trtrace.log.path", ENV_LOG_PATH);
   private static final Setting SAMPLE_RATE =
-      new Setting("trtrace.sample.rate", InferenceTracer.Builder.ENV_SAMPLE_RATE);
-  private static final Setting SLOW_MS = new Setting("trtrace.slow.ms", InferenceTracer.Builder.ENV_SLOW_MS);
+      new Setting("trtrace.sample.rate", ENV_SAMPLE_RATE);
+  private static final Setting SLOW_MS = new Setting("trtrace.slow.ms", ENV_SLOW_MS);
   private static final Setting QUEUE_SIZE =
-      new Setting("trtrace.queue.size", InferenceTracer.Builder.ENV_QUEUE_SIZE);
+      new Setting("trtrace.queue.size", ENV_QUEUE_SIZE);
   private static final Setting QUEUE_POLICY =
-      new Setting("trtrace.queue.policy", InferenceTracer.Builder.ENV_QUEUE_POLICY);
+      new Setting("trtrace.queue.policy", ENV_QUEUE_POLICY);
   private static final Setting INPUT_DIGEST =
-      new Setting("trtrace.input.digest", InferenceTracer.Builder.ENV_INPUT_DIGEST);
+      new Setting("trtrace.input.digest", ENV_INPUT_DIGEST);
 
   private TracerSettings() {}
 
-  static Lookup systemLookup() {
+  public static Lookup systemLookup() {
     return (property, env) -> {
       String v = System.getProperty(property);
       return v != null ? v : System.getenv(env);
@@ -48,7 +56,7 @@ final class TracerSettings {
    * Validates every setting first and only then applies them, so an invalid value never leaves a
    * half-configured builder; nothing is opened here (the builder opens the log file in build()).
    */
-  static void apply(InferenceTracer.Builder b, Lookup lookup) {
+  static void apply(TracerFactory b, Lookup lookup) {
     String pathValue = value(lookup, LOG_PATH);
     Path path = null;
     if (pathValue != null) {

@@ -1,6 +1,7 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
-import static io.github.trtrace.core.dispatch.DispatcherTest.record;
+import io.github.trtrace.core.dispatch.DispatcherStats;
+import static io.github.trtrace.core.internal.dispatch.DispatcherTest.record;
 import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,7 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
+import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.dispatch.DispatcherStats;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -206,7 +208,7 @@ class DispatcherTest {
     holdWorker(d, gated); // the worker waits for the sink, the queue is empty
     CountDownLatch producerReturned = new CountDownLatch(1);
     CompletableFuture<Boolean> returnedWhileBuilding = new CompletableFuture<>();
-    io.github.trtrace.core.internal.PendingRecord slowToBuild = new io.github.trtrace.core.internal.PendingRecord() {
+    io.github.trtrace.core.internal.dispatch.PendingRecord slowToBuild = new io.github.trtrace.core.internal.dispatch.PendingRecord() {
       @Override
       public InferenceRecord toRecord() {
         try {
@@ -221,7 +223,7 @@ class DispatcherTest {
       @Override
       public void discard() {}
     };
-    assertThat(((io.github.trtrace.core.internal.PendingOffer) d).offerPending(slowToBuild, false)).isTrue();
+    assertThat(((io.github.trtrace.core.internal.dispatch.PendingOffer) d).offerPending(slowToBuild, false)).isTrue();
     assertThat(d.offer(record("fills-the-queue"), false)).isTrue();
     CompletableFuture<Boolean> blocked = new CompletableFuture<>();
     Thread producer = new Thread(() -> {

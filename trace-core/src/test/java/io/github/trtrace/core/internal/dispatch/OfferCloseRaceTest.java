@@ -1,7 +1,9 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core.internal.dispatch;
 
+import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.QueueFullPolicy;
 import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
-import static io.github.trtrace.core.dispatch.DispatcherTest.record;
+import static io.github.trtrace.core.internal.dispatch.DispatcherTest.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.InferenceRecord;

@@ -1,4 +1,4 @@
-package io.github.trtrace.core.dispatch;
+package io.github.trtrace.core;
 
 /**
  * What {@link Dispatcher#offer} does when the queue (and, for priority records, the reserved
