@@ -14,7 +14,6 @@ module io.github.trtrace.core {
 
   exports io.github.trtrace.core;
   exports io.github.trtrace.core.context;
-  exports io.github.trtrace.core.dispatch;
   exports io.github.trtrace.core.gpu;
   exports io.github.trtrace.core.redact;
   exports io.github.trtrace.core.sampling;

@@ -160,6 +160,59 @@ public interface InferenceTracer extends AutoCloseable {
     return TracerFactory.noop();
   }
 
+  /**
+   * The body of a traced request that returns a value: {@link InferenceTracer#call(String,
+   * TracedCallable)}. It may throw {@code E}; the trace records it and the tracer rethrows it unchanged.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", t -> engine.generate(prompt));
+   * }</pre>
+   *
+   * @param <T> the result
+   * @param <E> what the body may throw (checked exceptions included)
+   */
+  @FunctionalInterface
+  interface TracedCallable<T, E extends Throwable> {
+    /** Handles the request under {@code trace}. */
+    T call(InferenceTrace trace) throws E;
+  }
+
+  /**
+   * The body of a traced request that returns nothing: {@link InferenceTracer#run(String,
+   * TracedRunnable)}. It may throw {@code E}; the trace records it and the tracer rethrows it unchanged.
+   *
+   * <pre>{@code
+   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
+   * }</pre>
+   *
+   * @param <E> what the body may throw (checked exceptions included)
+   */
+  @FunctionalInterface
+  interface TracedRunnable<E extends Throwable> {
+    /** Handles the request under {@code trace}. */
+    void run(InferenceTrace trace) throws E;
+  }
+
+  /**
+   * What {@link Dispatcher#offer} does when the queue (and, for priority records, the reserved
+   * capacity) is full. Either way the caller is never held longer than the configured block timeout
+   * and every record that is not queued is counted in {@link DispatcherStats}.
+   *
+   * <pre>{@code
+   * Dispatcher d = Dispatcher.builder().sink(sink).policy(QueueFullPolicy.DROP).build();
+   * }</pre>
+   */
+  enum QueueFullPolicy {
+    /**
+     * Wait briefly for space, at most {@link Dispatcher.Builder#blockTimeout}; then drop the record
+     * and count it as {@link DispatcherStats#droppedBlockTimeout()}. Never waits when called on the
+     * dispatcher's own thread (a sink that records): there it behaves like {@link #DROP}.
+     */
+    BLOCK,
+    /** Drop the record at once and count it as {@link DispatcherStats#droppedQueueFull()}. */
+    DROP
+  }
+
   /** Configuration of a tracer. Not thread-safe. */
   final class Builder {
     private final TracerFactory factory = new TracerFactory();

@@ -162,7 +162,7 @@ class GarbageFreeModeTest {
       }
 
       @Override
-      public io.github.trtrace.core.sampling.SamplerStats stats() {
+      public io.github.trtrace.core.sampling.Sampler.Stats stats() {
         return always.stats();
       }
     };

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
@@ -778,7 +778,7 @@ class InferenceTracerTest {
   @Test
   void recordsCarryTheMeanAndMaximumGpuUtilisationOverTheirOwnLifetime() throws Exception {
     tracer.close();
-    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuReading> readings =
+    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuMetricsSource.Reading> readings =
         new java.util.concurrent.LinkedBlockingQueue<>();
     AtomicLong reads = new AtomicLong();
     io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
@@ -788,8 +788,9 @@ class InferenceTracerTest {
     tracer = new TracerFactory().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
     long[] fed = {0};
     java.util.function.DoubleConsumer poll = util -> {
-      readings.add(new io.github.trtrace.core.gpu.GpuReading(
-          util, util / 2, 1000 + util, 143_771, 41, 1980, List.of(), 0L));
+      readings.add(io.github.trtrace.core.gpu.GpuMetricsSource.Reading.builder().utilPercent(util)
+          .memUtilPercent(util / 2).memUsedMb(1000 + util).memTotalMb(143_771).temperatureC(41).smClockMhz(1980)
+          .build());
       long n = ++fed[0];
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reads.get() > n);
     };
@@ -814,7 +815,8 @@ class InferenceTracerTest {
     java.util.Set<Thread> pollingThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
       pollingThreads.add(Thread.currentThread());
-      return new io.github.trtrace.core.gpu.GpuReading(87.0, 61_440, 143_771, 41, 1980, List.of(), 0L);
+      return io.github.trtrace.core.gpu.GpuMetricsSource.Reading.builder().utilPercent(87.0).memUsedMb(61_440)
+          .memTotalMb(143_771).temperatureC(41).smClockMhz(1980).build();
     };
     tracer = new TracerFactory().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !pollingThreads.isEmpty());

@@ -182,7 +182,7 @@ class TraceListenerTest {
       }
 
       @Override
-      public io.github.trtrace.core.sampling.SamplerStats stats() {
+      public io.github.trtrace.core.sampling.Sampler.Stats stats() {
         return Sampler.always().stats();
       }
     };

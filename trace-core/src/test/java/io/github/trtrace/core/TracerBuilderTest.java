@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.internal.dispatch.Dispatcher;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
@@ -125,7 +125,7 @@ class TracerBuilderTest {
     Path log = dir.resolve("inference.log");
     long threadsBefore = dispatcherThreads();
     TracerFactory b = new TracerFactory().jsonLinesFile(log);
-    assertThatThrownBy(() -> b.gpuMetrics(() -> GpuReading.UNKNOWN, Duration.ofMillis(1)))
+    assertThatThrownBy(() -> b.gpuMetrics(() -> GpuMetricsSource.Reading.UNKNOWN, Duration.ofMillis(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least 10 ms");
     assertThat(log).doesNotExist();

@@ -64,7 +64,7 @@ class StructuredTaskScopeIT {
         }
 
         public static void main(String[] args) throws Exception {
-          System.out.println("storage=" + RequestContext.storageName());
+          System.out.println("storage=" + ContextStorages.get().name());
           RequestContext.with("req-sts-call").call(() -> {
             System.out.println("call.parent=" + seen());
             System.out.println("call.plain=" + fork(4, false));

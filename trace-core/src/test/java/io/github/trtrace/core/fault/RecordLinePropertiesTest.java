@@ -1,5 +1,6 @@
 package io.github.trtrace.core.fault;
 
+import io.github.trtrace.core.internal.dispatch.DispatcherCounts;
 import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +13,7 @@ import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.internal.dispatch.CloseReport;
 import io.github.trtrace.core.internal.dispatch.Dispatcher;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.json.RecordFixtures;
 import io.github.trtrace.core.internal.inspect.InputInspector;
 import java.time.Duration;
@@ -173,7 +174,7 @@ class RecordLinePropertiesTest {
 
     @Override
     public DispatcherStats stats() {
-      return new DispatcherStats(0, 0, 0, 0, 0, 0, Map.of());
+      return new DispatcherCounts(0, 0, 0, 0, 0, 0, Map.of());
     }
   }
 }

@@ -1,9 +1,9 @@
 package io.github.trtrace.core.internal.dispatch;
 
-import io.github.trtrace.core.dispatch.DispatcherStats;
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.TracerStats.SinkStats;
 import io.github.trtrace.core.internal.dispatch.PendingOffer;
 import io.github.trtrace.core.internal.dispatch.PendingRecord;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
@@ -431,10 +431,10 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       long inFlight = accepted - p.written() - p.lost();
       perSink.put(
           sinks[i].name,
-          new SinkStats(
+          new SinkCounts(
               p.written(), p.lostFailed(), p.lostStuck(), p.lostClosed(), inFlight, p.failures(), p.lastError()));
     }
-    return new DispatcherStats(
+    return new DispatcherCounts(
         offered.sum(),
         accepted,
         droppedQueueFull.sum(),

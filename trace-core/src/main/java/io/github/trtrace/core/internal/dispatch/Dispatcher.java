@@ -1,8 +1,8 @@
 package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.sink.Slf4jSink;
-import io.github.trtrace.core.dispatch.DispatcherStats;
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.sink.RecordSink;
 import java.time.Duration;
@@ -203,7 +203,7 @@ public interface Dispatcher extends AutoCloseable {
      * The longest the worker waits for one sink's call ({@code write} or {@code flush}) before it
      * gives the next batch to the other sinks without it, more than 0 and at most 1 h; default 2 s.
      * A sink still inside a call after this misses the batches that come meanwhile (counted as
-     * {@link DispatcherStats.SinkStats#lostStuck()}) and gets batches again once it returns, so a slow
+     * {@link TracerStats.SinkStats#lostStuck()}) and gets batches again once it returns, so a slow
      * or blocked sink never holds up the others for longer than this (as OpenTelemetry's {@code
      * BatchSpanProcessor} export timeout).
      */

@@ -2,7 +2,7 @@ package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.internal.dispatch.DefaultDispatcher.DispatcherThread;
-import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.TracerStats.SinkStats;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
 import io.github.trtrace.core.sink.RecordSink.Delivery;
@@ -293,7 +293,7 @@ final class SinkSlot {
   }
 
   SinkStats snapshot(long discardedOnClose) {
-    return new SinkStats(
+    return new SinkCounts(
         written, lostFailed, lostStuck, lostAbandoned + discardedOnClose, 0, failures, lastError);
   }
 

@@ -1,6 +1,6 @@
 package io.github.trtrace.core.internal.gpu;
 
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 
 /**
  * The poller's recent readings: written by the one polling thread, read by any. Each reading gets a
@@ -15,7 +15,7 @@ final class GpuHistory {
   private volatile GpuMetricsPoller.Mark head = GpuMetricsPoller.Mark.NONE;
 
   /** Called by the polling thread only. */
-  void add(GpuReading r) {
+  void add(GpuMetricsSource.Reading r) {
     GpuMetricsPoller.Mark prev = head;
     GpuMetricsPoller.Mark m = new GpuMetricsPoller.Mark(prev.seq + 1, r,
         prev.utilSum + known(r.utilPercent()), prev.utilCount + (Double.isNaN(r.utilPercent()) ? 0 : 1),

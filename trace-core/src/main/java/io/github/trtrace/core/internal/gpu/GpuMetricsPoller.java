@@ -2,7 +2,7 @@ package io.github.trtrace.core.internal.gpu;
 
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * try (GpuMetricsPoller gpu = GpuMetricsPoller.start(NvmlMetricsSource.open(0), Duration.ofMillis(500))) {
- *   GpuReading r = gpu.latest();          // on the request path: free
+ *   GpuMetricsSource.Reading r = gpu.latest();          // on the request path: free
  *   record.gpuUtil(r.utilPercent());
  * }
  * }</pre>
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * minute, and the last good reading stays; polling goes on (it stops only on an {@link
  * InternalError} or another error of the JVM itself, logged at ERROR). A read that hangs (a
  * wedged driver) stalls only this poller's own thread: {@link #latest()} keeps answering with the
- * last good reading (its {@link GpuReading#epochMillis()} shows its age), reads are scheduled with
+ * last good reading (its {@link GpuMetricsSource.Reading#epochMillis()} shows its age), reads are scheduled with
  * a fixed delay so they never pile up, and nothing else in trtrace waits for it. {@link #close()} interrupts the read and
  * waits at most one second; if the read still has not returned, the source is closed by the poller
  * thread as soon as it does, never concurrently with a read.
@@ -83,8 +83,8 @@ public final class GpuMetricsPoller implements AutoCloseable {
     return new GpuMetricsPoller(source, interval);
   }
 
-  /** The latest good reading, {@link GpuReading#UNKNOWN} before the first. Never blocks. */
-  public GpuReading latest() {
+  /** The latest good reading, {@link GpuMetricsSource.Reading#UNKNOWN} before the first. Never blocks. */
+  public GpuMetricsSource.Reading latest() {
     return history.head().reading;
   }
 
@@ -106,16 +106,16 @@ public final class GpuMetricsPoller implements AutoCloseable {
 
   /** An opaque position in a poller's reading history, from {@link #mark()}. Immutable. */
   public static final class Mark {
-    static final Mark NONE = new Mark(0, GpuReading.UNKNOWN, 0, 0, 0, 0);
+    static final Mark NONE = new Mark(0, GpuMetricsSource.Reading.UNKNOWN, 0, 0, 0, 0);
 
     final long seq;
-    final GpuReading reading;
+    final GpuMetricsSource.Reading reading;
     final double utilSum;
     final long utilCount;
     final double memUtilSum;
     final long memUtilCount;
 
-    Mark(long seq, GpuReading reading, double utilSum, long utilCount, double memUtilSum, long memUtilCount) {
+    Mark(long seq, GpuMetricsSource.Reading reading, double utilSum, long utilCount, double memUtilSum, long memUtilCount) {
       this.seq = seq;
       this.reading = reading;
       this.utilSum = utilSum;
@@ -166,7 +166,7 @@ public final class GpuMetricsPoller implements AutoCloseable {
       return;
     }
     try {
-      GpuReading reading = source.read();
+      GpuMetricsSource.Reading reading = source.read();
       if (reading == null) {
         failures.incrementAndGet();
         failureLog.warn("GPU metrics source {} returned no reading", source);

@@ -3,15 +3,15 @@ package io.github.trtrace.core.internal.trace;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.TracedRunnable;
+import io.github.trtrace.core.InferenceTracer.TracedRunnable;
 import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.TraceListener;
-import io.github.trtrace.core.TracedCallable;
+import io.github.trtrace.core.InferenceTracer.TracedCallable;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.internal.dispatch.Dispatcher;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.internal.context.ContextAccess;
 import io.github.trtrace.core.internal.gpu.GpuUsage;
@@ -476,7 +476,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   private RecordEntry withGpu(RecordEntry record, DefaultInferenceTrace trace) {
     GpuMetricsPoller.Mark start = trace.gpuMark;
     if (gpuPoller != null && start != null) {
-      GpuReading g = gpuPoller.latest();
+      GpuMetricsSource.Reading g = gpuPoller.latest();
       GpuUsage u = gpuPoller.usageSince(start);
       record.gpuUtil = g.utilPercent();
       record.gpuMemUsedMb = g.memUsedMb();
@@ -490,7 +490,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   @Override
   public TracerStats stats() {
-    return new TracerStats(
+    return new TracerCounts(
         started.sum(),
         ended.sum(),
         sampledOut.sum(),

@@ -1,5 +1,6 @@
 package io.github.trtrace.core.internal.trace;
 
+import io.github.trtrace.core.internal.dispatch.DispatcherCounts;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
@@ -7,7 +8,7 @@ import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -16,13 +17,13 @@ import org.jspecify.annotations.Nullable;
 final class NoopTracer implements InferenceTracer, InferenceTrace, InferenceTrace.StageTimer {
   static final NoopTracer INSTANCE = new NoopTracer();
 
-  private static final DispatcherStats EMPTY = new DispatcherStats(0, 0, 0, 0, 0, 0, java.util.Map.of());
+  private static final DispatcherStats EMPTY = new DispatcherCounts(0, 0, 0, 0, 0, 0, java.util.Map.of());
 
   private NoopTracer() {}
 
   @Override public InferenceTrace start(String modelName) { return this; }
   @Override public InferenceTrace start(String modelName, @Nullable String requestId) { return this; }
-  @Override public TracerStats stats() { return new TracerStats(0, 0, 0, 0, 0, 0, EMPTY); }
+  @Override public TracerStats stats() { return new TracerCounts(0, 0, 0, 0, 0, 0, EMPTY); }
   @Override public CompletableFuture<Void> flush() { return CompletableFuture.completedFuture(null); }
   @Override public String requestId() { return ""; }
   @Override public String modelName() { return ""; }

@@ -2,7 +2,7 @@ package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.internal.dispatch.Dispatcher;

@@ -1,6 +1,6 @@
 package io.github.trtrace.core.internal.trace;
 
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.github.trtrace.core.internal.dispatch;
 
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import static io.github.trtrace.core.internal.dispatch.DispatcherTest.record;
 import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
-import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.TracerStats.SinkStats;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;

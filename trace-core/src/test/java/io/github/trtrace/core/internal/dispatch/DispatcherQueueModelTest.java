@@ -1,7 +1,7 @@
 package io.github.trtrace.core.internal.dispatch;
 
-import io.github.trtrace.core.dispatch.DispatcherStats;
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,7 +1,8 @@
 package io.github.trtrace.core.internal.dispatch;
 
-import io.github.trtrace.core.QueueFullPolicy;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -588,7 +589,7 @@ class DispatcherTest {
     DispatcherStats stats = d.stats();
     assertThat(stats.sinks()).containsOnlyKeys("failing", "memory");
     assertThat(stats.sinks().keySet()).containsExactly("failing", "memory");
-    DispatcherStats.SinkStats f = stats.sinks().get("failing");
+    TracerStats.SinkStats f = stats.sinks().get("failing");
     assertThat(f.failures()).isPositive();
     assertThat(f.lostFailed()).isEqualTo(1000);
     assertThat(f.written()).isZero();
@@ -618,7 +619,7 @@ class DispatcherTest {
     d.flush().get(30, SECONDS);
 
     assertThat(ids(good)).containsExactly("one", "two");
-    DispatcherStats.SinkStats b = d.stats().sinks().get("broken");
+    TracerStats.SinkStats b = d.stats().sinks().get("broken");
     assertThat(b.failures()).isEqualTo(2);
     assertThat(b.lastError()).isEqualTo("java.lang.OutOfMemoryError: huge buffer");
   }

@@ -1,7 +1,7 @@
 package io.github.trtrace.core.internal.dispatch;
 
-import io.github.trtrace.core.dispatch.DispatcherStats;
-import io.github.trtrace.core.QueueFullPolicy;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
 import static io.github.trtrace.core.internal.dispatch.DispatcherTest.record;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,13 +2,14 @@ package io.github.trtrace.core.internal.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GpuHistoryTest {
-  private static GpuReading reading(double util, double memUtil) {
-    return new GpuReading(util, memUtil, 1024, 143_771, 40, 1980, List.of(), 0L);
+  private static GpuMetricsSource.Reading reading(double util, double memUtil) {
+    return GpuMetricsSource.Reading.builder().utilPercent(util).memUtilPercent(memUtil).memUsedMb(1024)
+        .memTotalMb(143_771).temperatureC(40).smClockMhz(1980).build();
   }
 
   @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 class GpuMetricsPollerTest {
   private static final Duration FAST = Duration.ofMillis(10);
 
-  private static GpuReading reading(double util) {
-    return new GpuReading(util, 1024, 143_771, 40, 1980, List.of(), System.currentTimeMillis());
+  private static GpuMetricsSource.Reading reading(double util) {
+    return GpuMetricsSource.Reading.builder().utilPercent(util).memUsedMb(1024).memTotalMb(143_771)
+        .temperatureC(40).smClockMhz(1980).epochMillis(System.currentTimeMillis()).build();
   }
 
   /** Counts reads, remembers the reading threads, and closes once. */
@@ -32,7 +33,7 @@ class GpuMetricsPollerTest {
     final Set<Boolean> daemon = ConcurrentHashMap.newKeySet();
 
     @Override
-    public GpuReading read() throws Exception {
+    public GpuMetricsSource.Reading read() throws Exception {
       threads.add(Thread.currentThread().getName());
       daemon.add(Thread.currentThread().isDaemon());
       return reading(reads.incrementAndGet());
@@ -49,13 +50,13 @@ class GpuMetricsPollerTest {
     CountDownLatch firstRead = new CountDownLatch(1);
     CountingSource source = new CountingSource() {
       @Override
-      public GpuReading read() throws Exception {
+      public GpuMetricsSource.Reading read() throws Exception {
         firstRead.await();
         return super.read();
       }
     };
     try (GpuMetricsPoller poller = GpuMetricsPoller.start(source, FAST)) {
-      assertThat(poller.latest()).isSameAs(GpuReading.UNKNOWN);
+      assertThat(poller.latest()).isSameAs(GpuMetricsSource.Reading.UNKNOWN);
       firstRead.countDown();
       await().atMost(Duration.ofSeconds(10)).until(() -> poller.latest().utilPercent() >= 3);
       assertThat(poller.polls()).isGreaterThanOrEqualTo(3);
@@ -142,7 +143,7 @@ class GpuMetricsPollerTest {
     AtomicBoolean release = new AtomicBoolean();
     GpuMetricsSource wedged = new GpuMetricsSource() {
       @Override
-      public GpuReading read() {
+      public GpuMetricsSource.Reading read() {
         if (calls.incrementAndGet() == 1) {
           return reading(7);
         }
@@ -182,7 +183,7 @@ class GpuMetricsPollerTest {
     assertThat(GpuMetricsPoller.DEFAULT_INTERVAL).isEqualTo(Duration.ofMillis(500));
     try (GpuMetricsPoller poller = GpuMetricsPoller.start(GpuMetricsSource.noop())) {
       await().atMost(Duration.ofSeconds(10)).until(() -> poller.polls() >= 1);
-      assertThat(poller.latest()).isSameAs(GpuReading.UNKNOWN);
+      assertThat(poller.latest()).isSameAs(GpuMetricsSource.Reading.UNKNOWN);
     }
   }
 }
