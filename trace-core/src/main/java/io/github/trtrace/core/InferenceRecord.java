@@ -1,3 +1,4 @@
+// Over 400 lines: one accessor, builder setter and check per record field (35 fields), kept together as the record type.
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.internal.trace.TracerFactory;

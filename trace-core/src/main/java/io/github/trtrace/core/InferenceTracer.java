@@ -1,3 +1,4 @@
+// Over 400 lines: the user-facing entry point; most of it is the javadoc of each builder option.
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.context.RequestContext;
@@ -194,22 +195,23 @@ public interface InferenceTracer extends AutoCloseable {
   }
 
   /**
-   * What {@link Dispatcher#offer} does when the queue (and, for priority records, the reserved
+   * What ending a trace does when the record queue (and, for priority records, the reserved
    * capacity) is full. Either way the caller is never held longer than the configured block timeout
-   * and every record that is not queued is counted in {@link DispatcherStats}.
+   * and every record that is not queued is counted in {@link TracerStats.DispatcherStats}.
    *
    * <pre>{@code
-   * Dispatcher d = Dispatcher.builder().sink(sink).policy(QueueFullPolicy.DROP).build();
+   * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path)
+   *     .queueFullPolicy(InferenceTracer.QueueFullPolicy.DROP).build();
    * }</pre>
    */
   enum QueueFullPolicy {
     /**
-     * Wait briefly for space, at most {@link Dispatcher.Builder#blockTimeout}; then drop the record
-     * and count it as {@link DispatcherStats#droppedBlockTimeout()}. Never waits when called on the
+     * Wait briefly for space, at most {@link Builder#blockTimeout}; then drop the record
+     * and count it as {@link TracerStats.DispatcherStats#droppedBlockTimeout()}. Never waits when called on the
      * dispatcher's own thread (a sink that records): there it behaves like {@link #DROP}.
      */
     BLOCK,
-    /** Drop the record at once and count it as {@link DispatcherStats#droppedQueueFull()}. */
+    /** Drop the record at once and count it as {@link TracerStats.DispatcherStats#droppedQueueFull()}. */
     DROP
   }
 
@@ -292,8 +294,8 @@ public interface InferenceTracer extends AutoCloseable {
      * object for a new request; from then on a stale call would be recorded in that request. Traces
      * from {@link InferenceTracer#start} are never reused. The pool belongs to the tracer, not to
      * threads (no thread-local holds a closed tracer).
-     * Listeners ({@link #listener}) and a user-supplied {@link #dispatcher} still allocate (they
-     * receive immutable records built on the caller).
+     * Listeners ({@link #listener}) still allocate (they receive immutable records built on the
+     * caller).
      *
      * <pre>{@code
      * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).garbageFree(true).build();

@@ -1,3 +1,4 @@
+// Over 400 lines: the one place that names every record field (the constants and their documented meaning).
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.internal.trace.TracerFactory;
