@@ -177,7 +177,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     Map<String, Long> unwritten = new LinkedHashMap<>();
     long[] written = new long[sinks.length];
     for (int i = 0; i < sinks.length; i++) {
-      written[i] = sinks[i].written;
+      written[i] = sinks[i].counts.written;
     }
     long accepted = queues.accepted(); // after the sink counters, so never below them
     for (int i = 0; i < sinks.length; i++) {
@@ -222,7 +222,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     SinkStats[] partial = new SinkStats[sinks.length];
     long discarded = worker.discardedOnClose;
     for (int i = 0; i < sinks.length; i++) {
-      partial[i] = sinks[i].snapshot(discarded);
+      partial[i] = sinks[i].counts.snapshot(discarded);
     }
     long queued = queues.queued();
     long accepted = queues.accepted(); // read last: never below what the sinks account for
