@@ -94,6 +94,29 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.garbageFree = b.garbageFree;
     this.systemClocks = b.systemClocks;
     this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    this.launches = new io.github.trtrace.core.internal.batch.Launches(nanoClock, this::epochNanosAt, listeners,
+        b.launchLogSink == null ? null
+            : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, 4096, b.launchLogMembers),
+        this::launchMisuse);
+  }
+
+  /** Shared launches (issue 17): IDs, the pool, the listeners' onLaunch and the launch log. */
+  private final io.github.trtrace.core.internal.batch.Launches launches;
+
+  private void launchMisuse(String what) {
+    misuse.increment();
+    LOG.warn("trtrace: ignored {}", what);
+  }
+
+  @Override
+  public SharedLaunch launch(@Nullable String engineFingerprint) {
+    return launches.open(engineFingerprint);
+  }
+
+  @Override
+  public SharedLaunch.Stats launchStats() {
+    long[] c = launches.logCounters();
+    return new SharedLaunch.Stats(launches.opened(), c[1], c[2], c[3]);
   }
 
   /**
@@ -494,7 +517,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   @Override
   public CompletableFuture<Void> flush() {
-    return dispatcher.flush();
+    return CompletableFuture.allOf(dispatcher.flush(), launches.flush());
   }
 
   @Override
@@ -505,6 +528,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
     if (gpuPoller != null) {
       gpuPoller.close();
     }
+    launches.close();
     dispatcher.close();
   }
 }

@@ -150,6 +150,26 @@ public interface InferenceTracer extends AutoCloseable {
   /** A snapshot of the counters. */
   TracerStats stats();
 
+  /**
+   * Opens a {@link SharedLaunch} now, on the calling (scheduler) thread: one engine step or dynamic
+   * batch that several requests share. {@code engineFingerprint} (nullable) is written to its log line.
+   *
+   * <pre>{@code
+   * try (SharedLaunch step = tracer.launch(fingerprint)) {
+   *   running.forEach(r -> step.decode(r.trace()));
+   *   step.gpuMs(engine.step(running));
+   * }
+   * }</pre>
+   */
+  default SharedLaunch launch(@Nullable String engineFingerprint) {
+    return io.github.trtrace.core.internal.batch.Launches.noop();
+  }
+
+  /** The launch counters: launches opened, lines logged, dropped and lost. */
+  default SharedLaunch.Stats launchStats() {
+    return new SharedLaunch.Stats(0, 0, 0, 0);
+  }
+
   /** Completes when every record ended before this call has reached the sinks and was flushed. */
   CompletableFuture<Void> flush();
 
@@ -290,6 +310,45 @@ public interface InferenceTracer extends AutoCloseable {
       this.garbageFree = enabled;
       return this;
     }
+
+    /**
+     * Writes the launch log ({@link SharedLaunch}: one JSON line per launch, with its members and
+     * their shares) to a JSON Lines file at {@code path}, opened by {@link #build()}, with the records'
+     * defaults for flushing and rotation. Every launch is logged (no sampling): a record kept at its end
+     * (slow, failed) finds its launches by {@code first_launch_id}..{@code last_launch_id}.
+     */
+    public Builder launchLog(Path path) {
+      Objects.requireNonNull(path, "path");
+      this.launchLogPath = path;
+      this.launchLogSink = null;
+      return this;
+    }
+
+    /**
+     * Writes the launch log to {@code sink} (built with the rotation, fsync and flush options you
+     * want); the tracer closes it.
+     */
+    public Builder launchLog(JsonLinesFileSink sink) {
+      this.launchLogSink = Objects.requireNonNull(sink, "sink");
+      this.launchLogPath = null;
+      return this;
+    }
+
+    /**
+     * Members listed per launch line (default 1024); a larger batch's line lists the first ones and
+     * counts the rest in {@code members_truncated}.
+     */
+    public Builder launchLogMembers(int members) {
+      if (members < 1) {
+        throw new IllegalArgumentException("launchLogMembers must be >= 1: " + members);
+      }
+      this.launchLogMembers = members;
+      return this;
+    }
+
+    @Nullable Path launchLogPath;
+    @Nullable JsonLinesFileSink launchLogSink;
+    int launchLogMembers = 1024;
 
     /** Inputs longer than this many characters get the {@code very_long} flag. */
     public Builder veryLongInputChars(int chars) {
@@ -450,6 +509,10 @@ public interface InferenceTracer extends AutoCloseable {
       List<RecordSink> opened = new ArrayList<>();
       Dispatcher d = null;
       try {
+        if (launchLogPath != null) {
+          launchLogSink = openLaunchLog(launchLogPath);
+          opened.add(launchLogSink);
+        }
         for (LogFile f : files) {
           RecordSink sink = f.open();
           opened.add(sink);
@@ -461,10 +524,21 @@ public interface InferenceTracer extends AutoCloseable {
       } catch (RuntimeException | Error e) {
         if (d != null && d != customDispatcher) {
           d.close();
+          if (launchLogSink != null) {
+            LogFile.closeAll(List.of(launchLogSink), e);
+          }
         } else {
           LogFile.closeAll(opened, e);
         }
         throw e;
+      }
+    }
+
+    private static JsonLinesFileSink openLaunchLog(Path path) {
+      try {
+        return JsonLinesFileSink.builder(path).build();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot open the launch log " + path + ": " + e.getMessage(), e);
       }
     }
 
