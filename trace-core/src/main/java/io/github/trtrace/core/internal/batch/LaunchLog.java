@@ -209,10 +209,11 @@ public final class LaunchLog implements AutoCloseable {
     }
   }
 
-  /** One launch as a JSON line (no line feed) into {@link #line}. */
+  /** One launch as a JSON line, its line feed included, into {@link #line}. */
   void encode(LaunchImpl l) {
     line.setLength(0);
     encode(l, json.reset(line), maxMembers);
+    line.append('\n');
   }
 
   /** The launch line's fields, in order; see {@code launch-log.schema.json}. */

@@ -95,7 +95,7 @@ public final class MemberState extends BatchTally {
     if (!HOLDER.compareAndSet(this, null, MARKING)) {
       return false;
     }
-    if (waitingSince < 0) {
+    if (waitingSince < 0 && preemptedSince < 0) { // a preempted request waiting again stays preempted
       waitingSince = now;
     }
     HOLDER.setVolatile(this, null);
@@ -108,6 +108,10 @@ public final class MemberState extends BatchTally {
       return false;
     }
     preemptions++;
+    if (waitingSince >= 0) { // one state at a time: a request waiting for a slot and preempted waits as preempted
+      slotWaitMs += Math.max(0, now - waitingSince) / 1e6;
+      waitingSince = -1;
+    }
     if (preemptedSince < 0) {
       preemptedSince = now;
     }
