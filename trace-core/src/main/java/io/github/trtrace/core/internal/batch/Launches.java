@@ -6,7 +6,7 @@ import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -22,7 +22,8 @@ public final class Launches {
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final ThreadLocal<@Nullable LaunchImpl> CURRENT = new ThreadLocal<>();
-  private static final int POOL = 64;
+  /** Launches in flight at most: open ones plus those waiting in the launch log's queue ({@link LaunchLog#CAPACITY}). */
+  private static final int POOL = LaunchLog.CAPACITY + 64;
 
   private final LongSupplier nanoClock;
   private final LongUnaryOperator epochNanosAt;
@@ -30,7 +31,12 @@ public final class Launches {
   private final @Nullable LaunchLog log;
   private final Consumer<String> misuse;
   private final AtomicLong ids;
-  private final AtomicReferenceArray<@Nullable LaunchImpl> pool = new AtomicReferenceArray<>(POOL);
+  /**
+   * Free launch objects (with their member arrays grown to the largest batch they served). A launch
+   * is made only when none is free, so only as many exist as were ever in flight at once; the pool
+   * never allocates (an array queue).
+   */
+  private final ArrayBlockingQueue<LaunchImpl> pool = new ArrayBlockingQueue<>(POOL);
   private final LongAdder opened = new LongAdder();
 
   /**
@@ -121,22 +127,13 @@ public final class Launches {
   }
 
   private LaunchImpl take() {
-    for (int i = 0; i < POOL; i++) {
-      LaunchImpl l = pool.getAndSet(i, null);
-      if (l != null) {
-        return l;
-      }
-    }
-    return new LaunchImpl(this); // warm-up, or more launches in flight than the pool holds
+    LaunchImpl l = pool.poll();
+    return l != null ? l : new LaunchImpl(this); // warm-up, or more launches in flight than ever before
   }
 
   void release(LaunchImpl l) {
     l.clear();
-    for (int i = 0; i < POOL; i++) {
-      if (pool.get(i) == null && pool.compareAndSet(i, null, l)) {
-        return;
-      }
-    }
+    pool.offer(l); // full: left to the GC
   }
 
   /** Drains and closes the launch log. */
