@@ -6,6 +6,7 @@ import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -126,14 +127,22 @@ public final class Launches {
     }
   }
 
+  /** The last launch given back: one scheduler's steps take and give back this one without the queue's lock. */
+  private final AtomicReference<@Nullable LaunchImpl> spare = new AtomicReference<>();
+
   private LaunchImpl take() {
-    LaunchImpl l = pool.poll();
+    LaunchImpl l = spare.getAndSet(null);
+    if (l == null) {
+      l = pool.poll();
+    }
     return l != null ? l : new LaunchImpl(this); // warm-up, or more launches in flight than ever before
   }
 
   void release(LaunchImpl l) {
     l.clear();
-    pool.offer(l); // full: left to the GC
+    if (!spare.compareAndSet(null, l)) {
+      pool.offer(l); // full: left to the GC
+    }
   }
 
   /** Drains and closes the launch log. */
