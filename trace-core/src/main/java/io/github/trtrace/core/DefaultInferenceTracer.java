@@ -96,7 +96,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
     this.launches = new io.github.trtrace.core.internal.batch.Launches(nanoClock, this::epochNanosAt, listeners,
         b.launchLogSink == null ? null
-            : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, 4096, b.launchLogMembers),
+            : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, b.launchLogMembers),
         this::launchMisuse);
   }
 

@@ -246,8 +246,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     } else {
       eventsDropped++;
     }
+    String attributed = "launch " + id + ": " + message;
     for (int i = 0; i < size; i++) {
-      traces[i].sharedLaunchEvent(kind, severity, "launch " + id + ": " + message);
+      traces[i].sharedLaunchEvent(kind, severity, attributed);
     }
     return this;
   }

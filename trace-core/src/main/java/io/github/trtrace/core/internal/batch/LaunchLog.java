@@ -41,6 +41,8 @@ public final class LaunchLog implements AutoCloseable {
   }
 
   private static final Object STOP = new Object();
+  /** Launches waiting to be written at most; more are dropped (counted, logged). */
+  static final int CAPACITY = 1024;
 
   private final RecordSink sink;
   private final int maxMembers;
@@ -61,13 +63,13 @@ public final class LaunchLog implements AutoCloseable {
    * @param sink a {@link io.github.trtrace.core.sink.JsonLinesFileSink}, owned (closed) by this log
    * @param maxMembers members listed per line; the rest are counted in {@code members_truncated}
    */
-  public LaunchLog(RecordSink sink, int capacity, int maxMembers) {
+  public LaunchLog(RecordSink sink, int maxMembers) {
     if (lineWriterFor(sink) == null) {
       throw new IllegalArgumentException("the launch log is written by a JsonLinesFileSink: " + sink.name());
     }
     this.sink = sink;
     this.maxMembers = maxMembers;
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.queue = new ArrayBlockingQueue<>(CAPACITY);
     this.worker = new Thread(this::run, "trtrace-launch-log");
     worker.setDaemon(true);
     worker.start();

@@ -6,7 +6,8 @@ import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.internal.RateLimitedLogger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -22,7 +23,8 @@ public final class Launches {
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final ThreadLocal<@Nullable LaunchImpl> CURRENT = new ThreadLocal<>();
-  private static final int POOL = 64;
+  /** Launches in flight at most: open ones plus those waiting in the launch log's queue ({@link LaunchLog#CAPACITY}). */
+  private static final int POOL = LaunchLog.CAPACITY + 64;
 
   private final LongSupplier nanoClock;
   private final LongUnaryOperator epochNanosAt;
@@ -30,7 +32,12 @@ public final class Launches {
   private final @Nullable LaunchLog log;
   private final Consumer<String> misuse;
   private final AtomicLong ids;
-  private final AtomicReferenceArray<@Nullable LaunchImpl> pool = new AtomicReferenceArray<>(POOL);
+  /**
+   * Free launch objects (with their member arrays grown to the largest batch they served). A launch
+   * is made only when none is free, so only as many exist as were ever in flight at once; the pool
+   * never allocates (an array queue).
+   */
+  private final ArrayBlockingQueue<LaunchImpl> pool = new ArrayBlockingQueue<>(POOL);
   private final LongAdder opened = new LongAdder();
 
   /**
@@ -120,22 +127,21 @@ public final class Launches {
     }
   }
 
+  /** The last launch given back: one scheduler's steps take and give back this one without the queue's lock. */
+  private final AtomicReference<@Nullable LaunchImpl> spare = new AtomicReference<>();
+
   private LaunchImpl take() {
-    for (int i = 0; i < POOL; i++) {
-      LaunchImpl l = pool.getAndSet(i, null);
-      if (l != null) {
-        return l;
-      }
+    LaunchImpl l = spare.getAndSet(null);
+    if (l == null) {
+      l = pool.poll();
     }
-    return new LaunchImpl(this); // warm-up, or more launches in flight than the pool holds
+    return l != null ? l : new LaunchImpl(this); // warm-up, or more launches in flight than ever before
   }
 
   void release(LaunchImpl l) {
     l.clear();
-    for (int i = 0; i < POOL; i++) {
-      if (pool.get(i) == null && pool.compareAndSet(i, null, l)) {
-        return;
-      }
+    if (!spare.compareAndSet(null, l)) {
+      pool.offer(l); // full: left to the GC
     }
   }
 

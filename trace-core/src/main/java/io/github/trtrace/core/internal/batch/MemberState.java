@@ -87,7 +87,7 @@ public final class MemberState extends BatchTally {
 
   /** Releases the member after {@code launch} wrote its figures. */
   void release(LaunchImpl launch) {
-    HOLDER.setVolatile(this, endedInLaunch ? ENDED : null);
+    HOLDER.setRelease(this, endedInLaunch ? ENDED : null); // publishes the figures written under the hold
   }
 
   /** Starts a slot wait at {@code now} (admitted, not scheduled yet); false when held by a launch or ended. */
