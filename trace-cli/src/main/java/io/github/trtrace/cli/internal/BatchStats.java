@@ -162,8 +162,9 @@ final class BatchStats {
     if (!culprits.isEmpty()) {
       List<String> named = new ArrayList<>();
       for (Culprit c : culprits) {
-        named.add(String.format(Locale.ROOT, "%s (%s launches with %d of them, up to %s prefill tokens)",
-            Fmt.visible(c.requestId()), Fmt.count(c.launches()), c.slowRequests(), Fmt.count(c.maxPrefillTokens())));
+        named.add(String.format(Locale.ROOT, "%s (%s launch%s with %d of them, up to %s prefill tokens)",
+            Fmt.visible(c.requestId()), Fmt.count(c.launches()), c.launches() == 1 ? "" : "es", c.slowRequests(),
+            Fmt.count(c.maxPrefillTokens())));
       }
       out.add(String.format(Locale.ROOT, "Prefills that most often shared the steps of the %d requests at or above p%.0f"
               + " TPOT (%s; by their slowed_by): %s. Look one up with trtrace explain %s.", slow().size(), SLOW_PERCENTILE,

@@ -17,7 +17,7 @@ final class ExplainText {
     out.println("  " + e.sentence);
     out.println();
     out.printf(Locale.ROOT, "  TPOT %s (median %s)   TTFT %s (median %s)   latency %s (median %s); medians of %s successful"
-            + " requests%n", ms(e, RecordConvention.TPOT_MS), Fmt.ms(j.tpot.percentile(50)), ms(e, RecordConvention.TTFT_MS),
+            + " requests%n", Explanation.fine(e.num(RecordConvention.TPOT_MS, Double.NaN)), Explanation.fine(j.tpot.percentile(50)), ms(e, RecordConvention.TTFT_MS),
         Fmt.ms(j.ttft.percentile(50)), ms(e, RecordConvention.LATENCY_MS), Fmt.ms(j.latency.percentile(50)),
         Fmt.count(j.latency.count()));
     out.println("  launches: " + e.coverage());

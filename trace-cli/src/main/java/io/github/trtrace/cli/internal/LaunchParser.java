@@ -20,11 +20,46 @@ final class LaunchParser {
 
   private final JsonFactory factory = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
 
+  private static final byte[] LAUNCH_KEY = "\"launch_id\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] REQUEST_KEY = "\"request_id\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** How far into a line the byte scan looks for the key (both writers put it second, after the timestamp). */
+  private static final int SCAN = 96;
+
   /**
    * Whether the line is a launch-log line: its first top-level field that is {@code launch_id} or
-   * {@code request_id} is {@code launch_id}. Reads only as far as that field (the second, in both logs).
+   * {@code request_id} is {@code launch_id}. Fast path: the first of {@code "launch_id":} and {@code
+   * "request_id":} right after a {@code '{'} or {@code ','} (inside a JSON string a quote is escaped, so such a
+   * key is structural) within the first {@value #SCAN} bytes decides; otherwise the streaming parser reads as
+   * far as the first of the two top-level fields.
    */
   boolean isLaunch(byte[] buf, int off, int len) {
+    int end = off + Math.min(len, SCAN);
+    for (int i = off + 1; i < end; i++) {
+      if (buf[i] == '"' && (buf[i - 1] == ',' || buf[i - 1] == '{')) {
+        if (startsWith(buf, i, off + len, LAUNCH_KEY)) {
+          return true;
+        }
+        if (startsWith(buf, i, off + len, REQUEST_KEY)) {
+          return false;
+        }
+      }
+    }
+    return peek(buf, off, len);
+  }
+
+  private static boolean startsWith(byte[] buf, int at, int end, byte[] key) {
+    if (end - at < key.length) {
+      return false;
+    }
+    for (int k = 0; k < key.length; k++) {
+      if (buf[at + k] != key[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean peek(byte[] buf, int off, int len) {
     try (JsonParser p = factory.createParser(buf, off, len)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return false;
