@@ -198,6 +198,13 @@ class ExplainCommandTest {
   }
 
   @Test
+  void findReadsTheLaunchLogBesideTheRecordsWithoutCallingItMalformed() {
+    Cli r = Cli.run("find", "req-nobody", plain.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("14 records, " + log.launchCount + " launch-log lines").doesNotContain("malformed");
+  }
+
+  @Test
   void anUnknownRequestExitsWithOne() {
     Cli r = Cli.run("explain", "req-nobody", plain.toString());
     assertThat(r.code()).isEqualTo(1);
