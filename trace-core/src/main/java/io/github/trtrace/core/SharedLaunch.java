@@ -138,7 +138,7 @@ public interface SharedLaunch extends AutoCloseable {
    * message arriving on the scheduler thread (a TensorRT logger callback) belongs.
    */
   static @Nullable SharedLaunch current() {
-    return io.github.trtrace.core.internal.batch.Launches.current();
+    return io.github.trtrace.core.internal.trace.TracerFactory.currentLaunch();
   }
 
   /**
@@ -380,37 +380,18 @@ public interface SharedLaunch extends AutoCloseable {
     }
   }
 
-  /** The tracer's launch counters ({@link InferenceTracer#launchStats()}). */
-  final class Stats {
-    private final long launches;
-    private final long logged;
-    private final long dropped;
-    private final long lost;
-
-    /** Counters as the tracer reports them. */
-    public Stats(long launches, long logged, long dropped, long lost) {
-      this.launches = launches;
-      this.logged = logged;
-      this.dropped = dropped;
-      this.lost = lost;
-    }
-
+  /** The tracer's launch counters ({@link InferenceTracer#launchStats()}); an interface, so counters can be added. */
+  interface Stats {
     /** Launches opened. */
-    public long launches() { return launches; }
+    long launches();
 
-    /** Launch lines written to the launch log. */
-    public long logged() { return logged; }
+    /** Launch lines written to the launch log's file (as of its last flush). */
+    long logged();
 
     /** Lines not logged because the launch log's queue was full or closed (logged as a warning). */
-    public long dropped() { return dropped; }
+    long dropped();
 
     /** Lines the file sink could not write (I/O errors). */
-    public long lost() { return lost; }
-
-    @Override
-    public String toString() {
-      return "SharedLaunch.Stats{launches=" + launches + ", logged=" + logged + ", dropped=" + dropped
-          + ", lost=" + lost + "}";
-    }
+    long lost();
   }
 }

@@ -4,6 +4,7 @@ import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import io.github.trtrace.core.sink.RecordSink;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -37,7 +38,7 @@ final class BatchFixture implements AutoCloseable {
   }
 
   BatchFixture(@Nullable Path launchLog, boolean garbageFree) {
-    InferenceTracer.Builder b = InferenceTracer.builder()
+    TracerFactory b = new TracerFactory()
         .sink(RecordSink.named("memory", records::addAll))
         .clocks(Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC), nanos::get)
         .garbageFree(garbageFree)

@@ -130,7 +130,7 @@ class LaunchLogTest {
     Path log = dir.resolve("sampled.log");
     List<InferenceRecord> kept = new CopyOnWriteArrayList<>();
     java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
-    try (InferenceTracer tracer = InferenceTracer.builder()
+    try (InferenceTracer tracer = new io.github.trtrace.core.internal.trace.TracerFactory()
         .sink(RecordSink.named("kept", kept::addAll))
         .sampler(Sampler.builder().rate(0.0).slowThreshold(Duration.ofMillis(100)).build())
         .clocks(java.time.Clock.systemUTC(), nanos::get)

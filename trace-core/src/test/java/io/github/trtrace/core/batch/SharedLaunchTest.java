@@ -10,7 +10,7 @@ import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.json.RecordJson;
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.json.RecordFixtures;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -45,7 +45,7 @@ class SharedLaunchTest {
         assertThat(l.hostMs()).isEqualTo(4.0);
         assertThat(l.shareSum()).isEqualTo(8.0);
       });
-      String line = RecordJson.toJson(r.get("req-a"));
+      String line = RecordConvention.toJson(r.get("req-a"));
       assertThat(line).contains("\"gpu_ms_method\":\"tokens\"", "\"launch_count\":1", "\"batch_size_max\":3");
       assertThat(RecordFixtures.validate(line)).as(line).isEmpty();
     }
@@ -118,7 +118,7 @@ class SharedLaunchTest {
       // the long prompt's own record: slowed by the short one only
       assertThat(r.get("req-long").batching().slowedBy()).extracting(SharedLaunch.Neighbour::requestId)
           .containsExactly("req-short");
-      String line = RecordJson.toJson(r.get("req-victim"));
+      String line = RecordConvention.toJson(r.get("req-victim"));
       assertThat(line).contains("\"slowed_by\":[{\"request_id\":\"req-long\",\"prefill_tokens\":2048,\"launches\":1}");
       assertThat(RecordFixtures.validate(line)).as(line).isEmpty();
     }
@@ -183,7 +183,7 @@ class SharedLaunchTest {
         assertThat(m.batching().failedLaunchId()).isEqualTo(failedId);
         assertThat(m.events()).extracting(InferenceRecord.Event::message)
             .contains("launch " + failedId + ": enqueueV3 failed");
-        assertThat(RecordJson.toJson(m)).contains("\"failed_launch_id\":" + failedId);
+        assertThat(RecordConvention.toJson(m)).contains("\"failed_launch_id\":" + failedId);
       }
       InferenceRecord other = r.get("req-current");
       assertThat(other.status()).isEqualTo(Status.SUCCESS);
@@ -215,12 +215,31 @@ class SharedLaunchTest {
   }
 
   @Test
+  void withoutListenersTheRecordBuiltOnTheWorkerCarriesTheBatchingFieldsToo() {
+    java.util.List<InferenceRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (InferenceTracer tracer = InferenceTracer.builder()
+        .sink(io.github.trtrace.core.sink.RecordSink.named("memory", records::addAll)).shutdownHook(false).build()) {
+      InferenceTrace a = tracer.start("m", "req-worker");
+      try (SharedLaunch l = tracer.launch(null)) {
+        l.decode(a).gpuMs(2);
+      }
+      a.close();
+      tracer.flush().join();
+    }
+    assertThat(records).singleElement().satisfies(r -> {
+      assertThat(r.batching()).isNotNull();
+      assertThat(r.batching().launchCount()).isEqualTo(1);
+      assertThat(r.gpuMs()).isEqualTo(2.0);
+    });
+  }
+
+  @Test
   void aRequestThatNeverJoinedALaunchHasNoBatchingFields() {
     try (BatchFixture f = new BatchFixture()) {
       f.tracer.start("m", "req-plain").close();
       InferenceRecord r = f.byId().get("req-plain");
       assertThat(r.batching()).isNull();
-      assertThat(RecordJson.toJson(r)).doesNotContain("launch");
+      assertThat(RecordConvention.toJson(r)).doesNotContain("launch");
     }
   }
 

@@ -64,7 +64,12 @@ class StructuredTaskScopeIT {
         }
 
         public static void main(String[] args) throws Exception {
-          System.out.println("storage=" + RequestContext.storageName());
+          // the storage chosen is package-private (no public hook): read it reflectively, on the class path
+          var get = Class.forName("io.github.trtrace.core.context.ContextStorages").getDeclaredMethod("get");
+          get.setAccessible(true);
+          var name = Class.forName("io.github.trtrace.core.context.ContextStorage").getDeclaredMethod("name");
+          name.setAccessible(true);
+          System.out.println("storage=" + name.invoke(get.invoke(null)));
           RequestContext.with("req-sts-call").call(() -> {
             System.out.println("call.parent=" + seen());
             System.out.println("call.plain=" + fork(4, false));

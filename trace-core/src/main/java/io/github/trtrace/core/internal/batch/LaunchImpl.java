@@ -282,7 +282,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     int n = size;
     boolean timed = !Double.isNaN(gpuMs);
     if (timed && n > 0) {
-      split(n);
+      Shares.split(gpuMs, method, n, prefill, decode, rows, share);
     }
     ShareMethod by = timed ? method : null;
     String failed = errorType;
@@ -305,45 +305,6 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
         traces[i].sharedLaunchFailed(id, failed); // before the release: the trace cannot have ended in between
       }
       st.release(this);
-    }
-  }
-
-  /**
-   * The shares: {@code gpuMs} in proportion to the weights; the member with the largest weight gets
-   * the rest, so the shares add up to {@code gpuMs} up to one rounding of a double, never negative.
-   */
-  private void split(int n) {
-    double total = 0;
-    int largest = 0;
-    for (int i = 0; i < n; i++) {
-      double w = weight(i);
-      share[i] = w;
-      total += w;
-      if (w > share[largest]) {
-        largest = i;
-      }
-    }
-    boolean equal = total <= 0;
-    double rest = gpuMs;
-    for (int i = 0; i < n; i++) {
-      if (i != largest) {
-        double s = equal ? gpuMs / n : gpuMs * (share[i] / total);
-        share[i] = s;
-        rest -= s;
-      }
-    }
-    share[largest] = Math.max(0, rest);
-  }
-
-  private double weight(int i) {
-    switch (method) {
-      case EQUAL:
-        return 1;
-      case ROWS:
-        return (prefill[i] > 0 ? 1 : 0) + decode[i] + rows[i];
-      case TOKENS:
-      default:
-        return (double) prefill[i] + decode[i] + rows[i];
     }
   }
 

@@ -1,7 +1,7 @@
 package io.github.trtrace.core.internal.batch;
 
 import io.github.trtrace.core.RecordConvention;
-import io.github.trtrace.core.internal.JsonWriter;
+import io.github.trtrace.core.internal.json.JsonWriter;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
 import java.time.Instant;

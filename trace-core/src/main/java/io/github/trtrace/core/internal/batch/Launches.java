@@ -3,7 +3,7 @@ package io.github.trtrace.core.internal.batch;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.TraceListener;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,10 +89,20 @@ public final class Launches {
     return opened.sum();
   }
 
-  /** The launch log's counters; zeros without one. */
-  public long[] logCounters() {
-    return log == null ? new long[4] : log.counters();
+  /** The counters. */
+  public SharedLaunch.Stats stats() {
+    long[] c = log == null ? new long[4] : log.counters();
+    return new Counts(opened.sum(), c[1], c[2], c[3]);
   }
+
+  /** The counters of a tracer that records nothing. */
+  public static SharedLaunch.Stats noStats() {
+    return NO_STATS;
+  }
+
+  private static final Counts NO_STATS = new Counts(0, 0, 0, 0);
+
+  private record Counts(long launches, long logged, long dropped, long lost) implements SharedLaunch.Stats {}
 
   /** Takes {@code l} off its thread's stack of open launches (it is normally on top). */
   void closed(LaunchImpl l) {
