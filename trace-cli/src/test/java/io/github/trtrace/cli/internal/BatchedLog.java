@@ -3,6 +3,7 @@ package io.github.trtrace.cli.internal;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -96,7 +97,8 @@ final class BatchedLog {
   BatchedLog(Path dir, long rotateBytes) throws IOException {
     records = dir.resolve("inference.log");
     launches = dir.resolve("launches.log");
-    InferenceTracer.Builder b = InferenceTracer.builder()
+    // TracerFactory (trace-core's internal builder behind InferenceTracer.Builder) takes test clocks
+    TracerFactory b = new TracerFactory()
         .clocks(wall, nanos::get)
         .shutdownHook(false);
     if (rotateBytes > 0) {
