@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       RequestContext#current()} (the {@code ScopedValue} binding is inherited by forks);
  *   <li>trtrace does not write the MDC of a fork: with Logback (a {@code ThreadLocal} MDC) a plain fork has
  *       no {@code request_id}; a fork of a task wrapped with {@link RequestContext#wrap(java.util.concurrent.Callable)}
- *       has it (the README's "Context on other threads");
+ *       has it (docs/tracing.md, "Context on other threads");
  *   <li>a scope made current by {@code open()} is a per-thread overlay, not inherited by plain forks;
  *       wrapped forks see it;
  *   <li>100 concurrent requests, each forking 20 subtasks: no subtask sees another request's ID.

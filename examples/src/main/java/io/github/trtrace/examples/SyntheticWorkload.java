@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The README's quickstart: traces a few hundred requests through real CPU work (tokenising text,
+ * A synthetic workload without HTTP: traces a few hundred requests through real CPU work (tokenising text,
  * multiplying matrices whose size follows the input length, a token-by-token decode loop) on a
  * worker pool, and writes one JSON line per request to {@code logs/inference.log}.
  *
@@ -27,12 +27,12 @@ import java.util.concurrent.TimeoutException;
  * connection thread traced with the callback form ({@code tracer.call}), queue for one of the
  * model's slots, and a few fail or time out — so the log has something to find.
  */
-public final class Quickstart {
+public final class SyntheticWorkload {
 
   /** What one run produced. */
   public record Result(Path log, List<String> requestIds, String slowest, String failed, TracerStats stats) {}
 
-  private Quickstart() {}
+  private SyntheticWorkload() {}
 
   public static void main(String[] args) throws Exception {
     int requests = args.length > 0 ? Integer.parseInt(args[0]) : 300;
@@ -115,8 +115,8 @@ public final class Quickstart {
   }
 
   /**
-   * One connection thread serves one request: the README's Quickstart. {@code tracer.call} records
-   * whatever the body throws (a TIMEOUT status set before is kept) and rethrows it.
+   * One connection thread serves one request, traced with {@code tracer.call} as in the README's Quickstart:
+   * it records whatever the body throws (a TIMEOUT status set before is kept) and rethrows it.
    */
   private static Response handle(
       InferenceTracer tracer, FakeModel model, Semaphore slots, String header, String prompt, long deadlineNanos) {

@@ -18,20 +18,20 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs the README's quickstart for real and checks the log it leaves behind. */
-class QuickstartTest {
+/** Runs the synthetic workload for real and checks the log it leaves behind. */
+class SyntheticWorkloadTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
   void everyRequestLeavesOneSchemaValidLineFoundByItsId(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("logs/inference.log");
-    Quickstart.Result result = Quickstart.run(log, 200);
+    SyntheticWorkload.Result result = SyntheticWorkload.run(log, 200);
 
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     assertThat(lines).hasSize(200);
     JsonSchema schema;
     try (InputStream in =
-        Quickstart.class.getResourceAsStream("/io/github/trtrace/core/inference-record.schema.json")) {
+        SyntheticWorkload.class.getResourceAsStream("/io/github/trtrace/core/inference-record.schema.json")) {
       assertThat(in).as("schema on the class path").isNotNull();
       schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
     }

@@ -1,4 +1,4 @@
-package readme;
+package docs;
 
 import io.github.trtrace.core.InferenceTracer;
 import java.nio.file.Path;
@@ -7,12 +7,12 @@ import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
 import org.slf4j.Logger;
 
 /**
- * What the README's Java blocks use without declaring it: the reader's own objects (the request, the
+ * What the Java blocks of the README and docs/ use without declaring it: the reader's own objects (the request, the
  * tokenizer, the engine, ...) and objects an earlier block made. Each block is compiled on its own as the body
  * of a method of a subclass of this class ({@code void snippet() throws Exception}), or as its members when the
  * block declares methods; so a block sees these names, and the types of its own {@code import} lines.
  *
- * <p>Add a name here when a README block needs one; keep the types the reader's (stubs), except for objects
+ * <p>Add a name here when a block needs one; keep the types the reader's (stubs), except for objects
  * a block takes from an earlier block, which have the SDK's real types.
  */
 abstract class Prelude {

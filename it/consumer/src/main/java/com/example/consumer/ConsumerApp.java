@@ -7,12 +7,13 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * The README's Quickstart as a user's program: the code between the markers is the README block; around it, the
- * user's own request, tokenizer and engine (a whitespace tokenizer and a small real computation).
+ * A user's program that runs the README's Quickstart: the code between the markers is the README block (release-checks'
+ * {@code DocsTest} checks it line by line); around it, the user's own request, tokenizer and engine (a whitespace
+ * tokenizer and a small real computation).
  *
- * <p>{@code java com.example.consumer.Quickstart <log file> <X-Request-ID> <prompt>}
+ * <p>{@code java com.example.consumer.ConsumerApp <log file> <X-Request-ID> <prompt>}
  */
-public final class Quickstart {
+public final class ConsumerApp {
 
   private final Request request;
   private final Response response = (name, value) -> System.out.println("response header " + name + ": " + value);
@@ -20,17 +21,17 @@ public final class Quickstart {
   private final Tokenizer tokenizer = text -> Arrays.stream(text.split("\\s+")).mapToInt(String::hashCode).toArray();
   private final Engine engine = new Engine();
 
-  private Quickstart(Request request, String prompt) {
+  private ConsumerApp(Request request, String prompt) {
     this.request = request;
     this.prompt = prompt;
   }
 
   public static void main(String[] args) {
     if (args.length != 3) {
-      throw new IllegalArgumentException("usage: Quickstart <log file> <X-Request-ID> <prompt>");
+      throw new IllegalArgumentException("usage: ConsumerApp <log file> <X-Request-ID> <prompt>");
     }
     String header = args[1];
-    new Quickstart(name -> RequestIds.HEADER.equals(name) ? header : null, args[2]).run(Path.of(args[0]));
+    new ConsumerApp(name -> RequestIds.HEADER.equals(name) ? header : null, args[2]).run(Path.of(args[0]));
   }
 
   private void run(Path logFile) {

@@ -2,7 +2,7 @@ package io.github.trtrace.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.checks.ReadmeSnippets.Block;
+import io.github.trtrace.checks.DocSnippets.Block;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -22,65 +22,81 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every {@code ```java} block of README.md compiles against the published modules, with {@code -Xlint:all
- * -Werror} and {@code --release 17}.
+ * Every {@code ```java} block of README.md and of the pages in docs/ compiles against the published modules, with
+ * {@code -Xlint:all -Werror} and {@code --release 17}.
  *
- * <p>Conventions for README authors:
+ * <p>Conventions for authors of the README and docs/:
  *
  * <ul>
  *   <li>A block starts with the {@code import} lines it needs (users copy them with the code); they become the
  *       imports of the compiled file.
  *   <li>The rest of the block is compiled as the body of {@code void snippet() throws Exception} in a subclass of
- *       {@code src/test/readme/Prelude.java}, which declares the reader's own objects the blocks use without
+ *       {@code src/test/docs/Prelude.java}, which declares the reader's own objects the blocks use without
  *       declaring ({@code request}, {@code response}, {@code prompt}, {@code tokenizer}, {@code engine}, ...). A
  *       block that declares methods is compiled as class members instead.
  *   <li>A block may opt out only with {@code <!-- not-compiled: reason -->} as the nearest non-blank line above
  *       its fence; the test prints how many were compiled and the reasons of those that were not.
  * </ul>
  */
-class ReadmeCompileTest {
+class DocsCompileTest {
 
-  private static final String PACKAGE = "readme";
+  private static final String PACKAGE = "docs";
+  private static final Path PRELUDE = Path.of("src/test/docs/Prelude.java");
   private static final List<String> OPTIONS =
       List.of("--release", "17", "-Xlint:all", "-Werror", "-proc:none", "-implicit:none");
 
   @TempDir Path out;
 
   @Test
-  void everyJavaBlockOfTheReadmeCompiles() throws IOException {
+  void everyJavaBlockOfTheReadmeAndTheDocsCompiles() throws IOException {
     Path root = Reactor.root();
-    List<Block> blocks = ReadmeSnippets.parse(Files.readAllLines(root.resolve("README.md"), StandardCharsets.UTF_8));
-    String prelude = Files.readString(Path.of("src/test/readme/Prelude.java"), StandardCharsets.UTF_8);
-    assertThat(compile(prelude, List.of())).as("src/test/readme/Prelude.java compiles").isEmpty();
+    String prelude = Files.readString(PRELUDE, StandardCharsets.UTF_8);
+    assertThat(compile(prelude, List.of())).as("src/test/docs/Prelude.java compiles").isEmpty();
 
     List<String> failures = new ArrayList<>();
+    List<String> optedOut = new ArrayList<>();
+    List<String> withoutBlocks = new ArrayList<>();
+    int total = 0;
     int compiled = 0;
-    for (Block block : blocks) {
-      if (block.notCompiled() != null) {
-        System.out.println("README: not compiled: " + block.describe() + ": " + block.notCompiled());
-        continue;
+    for (String file : DocSnippets.documents(root)) {
+      List<Block> blocks =
+          DocSnippets.parse(file, Files.readAllLines(root.resolve(file), StandardCharsets.UTF_8));
+      total += blocks.size();
+      int compiledHere = 0;
+      for (Block block : blocks) {
+        if (block.notCompiled() != null) {
+          System.out.println("docs: not compiled: " + block.describe() + ": " + block.notCompiled());
+          optedOut.add(block.describe() + ": " + block.notCompiled());
+          continue;
+        }
+        compiledHere++;
+        List<String> asStatements = compile(prelude, List.of(source(block, false)));
+        if (asStatements.isEmpty()) {
+          continue;
+        }
+        List<String> asMembers = compile(prelude, List.of(source(block, true)));
+        if (asMembers.isEmpty()) {
+          continue;
+        }
+        failures.add(block.describe() + " does not compile:\n  " + String.join("\n  ", asStatements));
       }
-      compiled++;
-      List<String> asStatements = compile(prelude, List.of(source(block, false)));
-      if (asStatements.isEmpty()) {
-        continue;
+      compiled += compiledHere;
+      System.out.printf("docs: %s: compiled %d of %d java blocks%n", file, compiledHere, blocks.size());
+      if (blocks.isEmpty()) {
+        withoutBlocks.add(file);
       }
-      List<String> asMembers = compile(prelude, List.of(source(block, true)));
-      if (asMembers.isEmpty()) {
-        continue;
-      }
-      failures.add(block.describe() + " does not compile:\n  " + String.join("\n  ", asStatements));
     }
-    System.out.printf(
-        "README: compiled %d of %d java blocks (%d not compiled)%n",
-        compiled, blocks.size(), blocks.size() - compiled);
-    assertThat(blocks).as("java blocks in README.md").isNotEmpty();
-    assertThat(compiled).as("README java blocks compiled").isPositive();
-    assertThat(failures).as("README java blocks that do not compile").isEmpty();
+    System.out.printf("docs: compiled %d of %d java blocks (%d not compiled)%n", compiled, total, total - compiled);
+    assertThat(withoutBlocks).as("README.md has java blocks").doesNotContain("README.md");
+    // A block left uncompiled must be checked another way, by a test its reason names (an excerpt of code that
+    // a test proves is there); the README's blocks are all compiled.
+    assertThat(optedOut)
+        .allSatisfy(o -> assertThat(o).doesNotStartWith("README.md").containsPattern("\\b\\w+Test\\b"));
+    assertThat(failures).as("java blocks of the README and docs/ that do not compile").isEmpty();
   }
 
   @Test
-  void aBlockThatDoesNotCompileIsReportedWithItsReadmeLine() throws IOException {
+  void aBlockThatDoesNotCompileIsReportedWithItsFileAndLine() throws IOException {
     List<String> readme =
         List.of(
             "## Broken",
@@ -94,25 +110,26 @@ class ReadmeCompileTest {
             "```java",
             "this is not java",
             "```");
-    List<Block> blocks = ReadmeSnippets.parse(readme);
+    List<Block> blocks = DocSnippets.parse("docs/broken.md", readme);
     assertThat(blocks).hasSize(2);
     assertThat(blocks.get(1).notCompiled()).isEqualTo("shown for its shape only");
-    String prelude = Files.readString(Path.of("src/test/readme/Prelude.java"), StandardCharsets.UTF_8);
+    String prelude = Files.readString(PRELUDE, StandardCharsets.UTF_8);
     List<String> errors = compile(prelude, List.of(source(blocks.get(0), false)));
-    assertThat(errors).singleElement().asString().startsWith("README.md line 6:").contains("incompatible types");
+    assertThat(errors).singleElement().asString().startsWith("docs/broken.md line 6:").contains("incompatible types");
   }
 
   @Test
   void lintWarningsFailABlock() throws IOException {
     List<Block> blocks =
-        ReadmeSnippets.parse(List.of("```java", "java.util.List raw = new java.util.ArrayList<String>();", "```"));
-    String prelude = Files.readString(Path.of("src/test/readme/Prelude.java"), StandardCharsets.UTF_8);
+        DocSnippets.parse(
+            "README.md", List.of("```java", "java.util.List raw = new java.util.ArrayList<String>();", "```"));
+    String prelude = Files.readString(PRELUDE, StandardCharsets.UTF_8);
     assertThat(compile(prelude, List.of(source(blocks.get(0), false))))
         .anySatisfy(e -> assertThat(e).startsWith("README.md line 2:").contains("raw"));
   }
 
-  /** A compilation unit for one block, with a line map back to README.md. */
-  record Unit(String className, String text, int[] readmeLine) {}
+  /** A compilation unit for one block, with a line map back to its Markdown file. */
+  record Unit(String className, String file, String text, int[] docLine) {}
 
   private static Unit source(Block block, boolean asMembers) {
     String className = "Block" + block.index();
@@ -137,10 +154,11 @@ class ReadmeCompileTest {
     }
     lines.add(asMembers ? "}" : "}}");
     map.add(-1);
-    return new Unit(className, String.join("\n", lines) + "\n", map.stream().mapToInt(Integer::intValue).toArray());
+    return new Unit(
+        className, block.file(), String.join("\n", lines) + "\n", map.stream().mapToInt(Integer::intValue).toArray());
   }
 
-  /** Compiles the prelude and the units; returns the errors and warnings, mapped to README lines. */
+  /** Compiles the prelude and the units; returns the errors and warnings, mapped to Markdown lines. */
   private List<String> compile(String prelude, List<Unit> units) throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
@@ -173,10 +191,10 @@ class ReadmeCompileTest {
     for (Unit u : units) {
       if (file.endsWith(u.className() + ".java")) {
         int line = (int) d.getLineNumber();
-        if (line >= 1 && line <= u.readmeLine().length && u.readmeLine()[line - 1] > 0) {
-          return "README.md line " + u.readmeLine()[line - 1] + ": ";
+        if (line >= 1 && line <= u.docLine().length && u.docLine()[line - 1] > 0) {
+          return u.file() + " line " + u.docLine()[line - 1] + ": ";
         }
-        return "README.md (wrapper of the block, line " + line + "): ";
+        return u.file() + " (wrapper of the block, line " + line + "): ";
       }
     }
     return "Prelude.java line " + d.getLineNumber() + ": ";

@@ -12,16 +12,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs the Quickstart as a user would and reads back the one record it must have written. */
-class QuickstartTest {
+/** Runs the README's Quickstart in a user's program and reads back the one record it must have written. */
+class ConsumerAppTest {
 
   @TempDir Path dir;
 
   @Test
-  void theQuickstartWritesOneRecordForItsRequest() throws Exception {
+  void theAppWritesOneRecordForItsRequest() throws Exception {
     Path log = dir.resolve("logs/inference.log");
 
-    Quickstart.main(new String[] {log.toString(), "consumer-1", "why is the sky blue"});
+    ConsumerApp.main(new String[] {log.toString(), "consumer-1", "why is the sky blue"});
 
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     assertEquals(1, lines.size(), "one JSON line per request: " + lines);

@@ -12,10 +12,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's TensorRT example is the code the GPU check runs: every code line of it (comments and
- * lone braces aside) is a line of the GPU check's sources (src/gpu/java), which ran on the H200.
+ * The TensorRT guide's example (docs/tensorrt.md) is the code the GPU check runs: every code line of it
+ * (comments and lone braces aside) is a line of the GPU check's sources (src/gpu/java), which ran on the H200.
  */
-class ReadmeExampleTest {
+class GuideExampleTest {
 
   static String code(String line) {
     int comment = line.indexOf("//");
@@ -24,13 +24,13 @@ class ReadmeExampleTest {
   }
 
   @Test
-  void everyLineOfTheReadmeTensorRtExampleIsInTheGpuCheck() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    int section = readme.indexOf("### Example: the code the GPU check runs");
-    assertThat(section).as("README section").isPositive();
-    int start = readme.indexOf("```java\n", section) + "```java\n".length();
-    int end = readme.indexOf("```", start);
-    List<String> example = readme.substring(start, end).lines().map(ReadmeExampleTest::code)
+  void everyLineOfTheGuidesTensorRtExampleIsInTheGpuCheck() throws IOException {
+    String guide = Files.readString(Path.of("..", "docs", "tensorrt.md"));
+    int section = guide.indexOf("\n## Example: the code the GPU check runs");
+    assertThat(section).as("docs/tensorrt.md section").isPositive();
+    int start = guide.indexOf("```java\n", section) + "```java\n".length();
+    int end = guide.indexOf("```", start);
+    List<String> example = guide.substring(start, end).lines().map(GuideExampleTest::code)
         .filter(s -> !s.isEmpty()).toList();
     Set<String> sources;
     try (Stream<Path> files = Files.walk(Path.of("src", "gpu", "java"))) {
@@ -40,7 +40,7 @@ class ReadmeExampleTest {
         } catch (IOException e) {
           throw new java.io.UncheckedIOException(e);
         }
-      }).map(ReadmeExampleTest::code).collect(Collectors.toSet());
+      }).map(GuideExampleTest::code).collect(Collectors.toSet());
     }
     assertThat(example).hasSizeGreaterThan(15);
     assertThat(example).allSatisfy(l -> assertThat(sources).as("GPU check sources").contains(l));

@@ -1,7 +1,11 @@
 package io.github.trtrace.checks;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -10,7 +14,7 @@ import java.util.regex.Pattern;
  * starts on, the section heading above it, and, when the nearest non-blank line above the fence is
  * {@code <!-- not-compiled: reason -->}, the reason it is not compiled.
  */
-final class ReadmeSnippets {
+final class DocSnippets {
 
   private static final Pattern FENCE_OPEN = Pattern.compile("^\\s*```\\s*java\\s*$");
   private static final Pattern FENCE_CLOSE = Pattern.compile("^\\s*```\\s*$");
@@ -18,16 +22,16 @@ final class ReadmeSnippets {
   private static final Pattern OPT_OUT = Pattern.compile("^\\s*<!--\\s*not-compiled:(.*)-->\\s*$");
   private static final Pattern IMPORT = Pattern.compile("^\\s*import\\s+(static\\s+)?[\\w.]+(\\.\\*)?\\s*;\\s*$");
 
-  private ReadmeSnippets() {}
+  private DocSnippets() {}
 
   /**
-   * One block. {@code firstLine} is the 1-based line of the block's first code line; {@code notCompiled} is
-   * null unless the block opted out.
+   * One block of {@code file} (its path from the repository root). {@code firstLine} is the 1-based line of the
+   * block's first code line; {@code notCompiled} is null unless the block opted out.
    */
-  record Block(int index, int firstLine, String heading, List<String> lines, String notCompiled) {
+  record Block(String file, int index, int firstLine, String heading, List<String> lines, String notCompiled) {
 
     String describe() {
-      return "README.md block " + index + " (line " + firstLine + ", under \"" + heading + "\")";
+      return file + " block " + index + " (line " + firstLine + ", under \"" + heading + "\")";
     }
 
     /** The leading {@code import} lines (blank and comment lines among them allowed). */
@@ -45,7 +49,24 @@ final class ReadmeSnippets {
     }
   }
 
-  static List<Block> parse(List<String> markdown) {
+  /**
+   * The user documentation, as paths from the repository root: README.md, then every Markdown page of docs/ in
+   * name order.
+   */
+  static List<String> documents(Path root) throws IOException {
+    List<String> out = new ArrayList<>();
+    out.add("README.md");
+    try (Stream<Path> pages = Files.list(root.resolve("docs"))) {
+      pages.filter(p -> p.getFileName().toString().endsWith(".md"))
+          .map(p -> "docs/" + p.getFileName())
+          .sorted()
+          .forEach(out::add);
+    }
+    return out;
+  }
+
+  /** The Java blocks of {@code markdown}, the lines of {@code file}. */
+  static List<Block> parse(String file, List<String> markdown) {
     List<Block> blocks = new ArrayList<>();
     String heading = "(top)";
     for (int i = 0; i < markdown.size(); i++) {
@@ -67,15 +88,16 @@ final class ReadmeSnippets {
         end++;
       }
       if (end == markdown.size()) {
-        throw new IllegalArgumentException("README.md line " + (i + 1) + ": ```java block is never closed");
+        throw new IllegalArgumentException(file + " line " + (i + 1) + ": ```java block is never closed");
       }
       blocks.add(
           new Block(
+              file,
               blocks.size() + 1,
               start + 1,
               heading,
               List.copyOf(markdown.subList(start, end)),
-              optOut(markdown, i)));
+              optOut(file, markdown, i)));
       i = end;
     }
     return blocks;
@@ -90,7 +112,7 @@ final class ReadmeSnippets {
     return markdown.size();
   }
 
-  private static String optOut(List<String> markdown, int fence) {
+  private static String optOut(String file, List<String> markdown, int fence) {
     for (int i = fence - 1; i >= 0; i--) {
       String line = markdown.get(i);
       if (line.isBlank()) {
@@ -103,7 +125,7 @@ final class ReadmeSnippets {
       String reason = m.group(1).trim();
       if (reason.isEmpty()) {
         throw new IllegalArgumentException(
-            "README.md line " + (i + 1) + ": <!-- not-compiled: --> needs a reason after the colon");
+            file + " line " + (i + 1) + ": <!-- not-compiled: --> needs a reason after the colon");
       }
       return reason;
     }
