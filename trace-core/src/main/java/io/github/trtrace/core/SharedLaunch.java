@@ -120,6 +120,12 @@ public interface SharedLaunch extends AutoCloseable {
    */
   SharedLaunch error(String errorType);
 
+  /**
+   * The launch's per-layer timing table (a profiled launch), written to its launch-log line as {@code
+   * layers}; copied here, so the caller may reuse its list. Profile launches sampled, as the table costs.
+   */
+  SharedLaunch layers(java.util.List<InferenceRecord.LayerTime> layers);
+
   /** {@link #error(String)} with the throwable's class name. */
   default SharedLaunch error(Throwable error) {
     return error(error == null ? "unknown" : error.getClass().getName());

@@ -62,6 +62,7 @@ class LaunchLogTest {
       try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
         l.decode(a).decode(b).error("tensorrt.enqueue_failed");
         l.event("tensorrt", "ERROR", "bad binding");
+        l.layers(List.of(new InferenceRecord.LayerTime("attn.0", 1.25, 2)));
       }
       a.close();
       b.close();
@@ -88,6 +89,9 @@ class LaunchLogTest {
       assertThat(second.get("error_type").asText()).isEqualTo("tensorrt.enqueue_failed");
       assertThat(second.has("gpu_ms")).isFalse();
       assertThat(second.get("events").get(0).get("message").asText()).isEqualTo("bad binding");
+      assertThat(second.get("layers").get(0).get("name").asText()).isEqualTo("attn.0");
+      assertThat(second.get("layers").get(0).get("invocations").asInt()).isEqualTo(2);
+      assertThat(first.has("layers")).isFalse();
       // the join: the record's launch ids are the lines' ids
       InferenceRecord ra = f.byId().get("req-a");
       assertThat(ra.batching().firstLaunchId()).isEqualTo(first.get("launch_id").asLong());

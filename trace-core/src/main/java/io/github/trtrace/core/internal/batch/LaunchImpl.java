@@ -86,16 +86,14 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     Arrays.fill(traces, 0, size, null);
     Arrays.fill(ids, 0, size, null);
     Arrays.fill(events, 0, eventCount * 3, null);
+    layers = null;
     size = 0;
     eventCount = 0;
     openedBy = null;
     previous = null;
   }
 
-  @Override
-  public long id() {
-    return id;
-  }
+  @Override public long id() { return id; }
 
   /** The member row of {@code trace} in this launch, added if new; -1 when it cannot join. */
   private int member(@Nullable InferenceTrace trace, String call) {
@@ -253,6 +251,19 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     return this;
   }
 
+  /** The profiled launch's layer table for its log line; null when none. */
+  java.util.@Nullable List<io.github.trtrace.core.InferenceRecord.LayerTime> layers;
+
+  @Override
+  public SharedLaunch layers(java.util.List<io.github.trtrace.core.InferenceRecord.LayerTime> table) {
+    if (!open || table == null) {
+      owner.misuse("layers(" + (table == null ? "null" : "...") + ") on launch " + id);
+    } else {
+      layers = java.util.List.copyOf(table);
+    }
+    return this;
+  }
+
   @Override
   public SharedLaunch error(String errorType) {
     if (!open) {
@@ -310,20 +321,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
 
   // --- SharedLaunch.Ended, for listeners and the launch log
 
-  @Override
-  public long startEpochNanos() {
-    return startEpochNanos;
-  }
-
-  @Override
-  public long endEpochNanos() {
-    return endEpochNanos;
-  }
-
-  @Override
-  public @Nullable String engineFingerprint() {
-    return fingerprint;
-  }
+  @Override public long startEpochNanos() { return startEpochNanos; }
+  @Override public long endEpochNanos() { return endEpochNanos; }
+  @Override public @Nullable String engineFingerprint() { return fingerprint; }
 
   @Override
   public Phase phase() {
@@ -336,40 +336,13 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     return decodeRows > 0 ? (rowCount > 0 ? Phase.MIXED : Phase.DECODE) : Phase.ROWS;
   }
 
-  @Override
-  public int batchSize() {
-    return size;
-  }
-
-  @Override
-  public long prefillTokens() {
-    return prefillTokens;
-  }
-
-  @Override
-  public int decodeRows() {
-    return decodeRows;
-  }
-
-  @Override
-  public double gpuMs() {
-    return gpuMs;
-  }
-
-  @Override
-  public double hostMs() {
-    return hostMs;
-  }
-
-  @Override
-  public ShareMethod shareMethod() {
-    return method;
-  }
-
-  @Override
-  public @Nullable String errorType() {
-    return errorType;
-  }
+  @Override public int batchSize() { return size; }
+  @Override public long prefillTokens() { return prefillTokens; }
+  @Override public int decodeRows() { return decodeRows; }
+  @Override public double gpuMs() { return gpuMs; }
+  @Override public double hostMs() { return hostMs; }
+  @Override public ShareMethod shareMethod() { return method; }
+  @Override public @Nullable String errorType() { return errorType; }
 
   @Override
   public String memberRequestId(int i) {

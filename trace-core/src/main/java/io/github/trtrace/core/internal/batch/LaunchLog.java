@@ -282,6 +282,21 @@ public final class LaunchLog implements AutoCloseable {
         j.name("events_truncated").value(l.eventsDropped);
       }
     }
+    java.util.List<io.github.trtrace.core.InferenceRecord.LayerTime> layers = l.layers;
+    if (layers != null && !layers.isEmpty()) {
+      j.name("layers").beginArray();
+      for (io.github.trtrace.core.InferenceRecord.LayerTime t : layers) {
+        j.beginObject().name("name").value(t.name());
+        if (t.ms() >= 0 && !Double.isInfinite(t.ms())) {
+          j.name("ms").value(t.ms());
+        }
+        if (t.invocations() >= 0) {
+          j.name("invocations").value(t.invocations());
+        }
+        j.endObject();
+      }
+      j.endArray();
+    }
     j.endObject();
   }
 

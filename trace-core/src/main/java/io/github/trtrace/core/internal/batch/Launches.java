@@ -183,6 +183,7 @@ public final class Launches {
     @Override public SharedLaunch shareBy(ShareMethod method) { return this; }
     @Override public SharedLaunch event(String kind, String severity, String message) { return this; }
     @Override public SharedLaunch error(String errorType) { return this; }
+    @Override public SharedLaunch layers(java.util.List<io.github.trtrace.core.InferenceRecord.LayerTime> layers) { return this; }
     @Override public void close() {}
   }
 }
