@@ -1,6 +1,8 @@
+// Over 400 lines: the one place that names every record field (the constants and their documented meaning).
 package io.github.trtrace.core;
 
-import io.github.trtrace.core.internal.UnicodeChars;
+import io.github.trtrace.core.internal.json.UnicodeChars;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * surrogates replaced by U+FFFD and are cut at a code-point boundary to {@value #MAX_TEXT_LENGTH} chars
  * ({@code input_digest}: {@value #MAX_INPUT_DIGEST_LENGTH}), the cut marked with {@code …}; timestamps are
  * clamped to the years 0000..9999 and written with microseconds. Control, format and separator
- * characters ({@code io.github.trtrace.core.internal.UnicodeChars#isEscaped}: Cc, Cf in every plane, Zl,
+ * characters ({@code UnicodeChars.isEscaped}: Cc, Cf in every plane, Zl,
  * Zp) never reach an output raw: an output that escapes them itself (JSON, see {@link
  * FieldVisitor#escapesInvisible()}) gets the text as it is, every other output gets them written as the
  * text <code>&#92;uXXXX</code> (lower-case hex; a supplementary code point as its two UTF-16 escapes, as JSON
@@ -100,6 +102,23 @@ public final class RecordConvention {
   private static final Instant MAX_TIMESTAMP = Instant.ofEpochSecond(253402300799L, 999_999_000);
 
   private RecordConvention() {}
+
+  /**
+   * {@code record} as one JSON object in this convention, without a line terminator: the line the
+   * JSON Lines file sink writes.
+   *
+   * <pre>{@code
+   * String json = RecordConvention.toJson(record);   // {"timestamp":"...","request_id":"req-1",...}
+   * }</pre>
+   */
+  public static String toJson(InferenceRecord record) {
+    return TracerFactory.toJson(record);
+  }
+
+  /** Appends {@code record} as one JSON object and a {@code '\n'}: exactly one line. */
+  public static void appendJsonLine(InferenceRecord record, StringBuilder out) {
+    TracerFactory.appendJsonLine(record, out);
+  }
 
   /**
    * Receives a record's known fields, sanitised, in the order of the JSON line. Names are this

@@ -145,7 +145,7 @@ public final class DemoService implements AutoCloseable {
     }
     s.server.start();
     say.accept("listening on " + s.uri() + PATH + " with " + config.workers() + " workers and "
-        + config.queueCapacity() + " queue places; context storage " + RequestContext.storageName());
+        + config.queueCapacity() + " queue places");
     log.info("demo service started on {}", s.uri());
     return s;
   }

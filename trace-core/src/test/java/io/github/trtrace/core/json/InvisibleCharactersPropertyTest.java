@@ -15,9 +15,12 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.dispatch.CloseReport;
-import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.internal.dispatch.CloseReport;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
+import io.github.trtrace.core.internal.dispatch.DispatcherCounts;
+import io.github.trtrace.core.internal.json.RecordJson;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import io.github.trtrace.core.sink.Slf4jSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,7 +71,7 @@ class InvisibleCharactersPropertyTest {
   @BeforeContainer
   static void setUp() {
     capture = new Capture();
-    tracer = InferenceTracer.builder().dispatcher(capture).build();
+    tracer = new TracerFactory().dispatcher(capture).build();
     Logger logger = (Logger) LoggerFactory.getLogger(LOGGER);
     logger.setLevel(Level.TRACE);
     logger.setAdditive(false);
@@ -205,7 +208,7 @@ class InvisibleCharactersPropertyTest {
 
     @Override
     public DispatcherStats stats() {
-      return new DispatcherStats(0, 0, 0, 0, 0, 0, Map.of());
+      return new DispatcherCounts(0, 0, 0, 0, 0, 0, Map.of());
     }
   }
 }
