@@ -4,7 +4,7 @@
 # it needs, including the linux-x86_64 JavaCPP natives of that line, into one folder for the GPU host.
 # Usage: trace-tensorrt/src/gpu/stage-app.sh [destination folder, default /work/main/.gpu/app] [maven profile]
 #   profile: empty for the default line (TensorRT 10.15), or trt-10.6 (see trace-tensorrt/pom.xml)
-# Then run there: source <TensorRT env.sh> && $JAVA -cp '<folder>/*' io.github.trtrace.tensorrt.gpucheck.GpuCheck
+# Then run there: source <TensorRT env.sh> && $JAVA -cp '<folder>/*' io.github.trtrace.examples.gpucheck.GpuCheck
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 DEST=${1:-/work/main/.gpu/app}

@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee -a "$O/gpu.txt"
 ls -la /root/stash112/trt | tee -a "$O/gpu.txt"
 "$JAVA" -version 2>&1 | tee -a "$O/gpu.txt"
-"$JAVA" --enable-native-access=ALL-UNNAMED -cp "$CP" io.github.trtrace.tensorrt.gpucheck.Trt11Check 2>&1 | tee "$O/trt11check.txt"
+"$JAVA" --enable-native-access=ALL-UNNAMED -cp "$CP" io.github.trtrace.examples.gpucheck.Trt11Check 2>&1 | tee "$O/trt11check.txt"
 echo "== doctor CLI"
 "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$CP" io.github.trtrace.tensorrt.doctor.TensorRtDoctor 2>&1 | tee "$O/doctor-cli.txt"
 echo "rc=${PIPESTATUS[0]}" | tee -a "$O/doctor-cli.txt"

@@ -5,7 +5,7 @@
 # TensorRT 11.2 itself (libnvinfer.so.11), the JRE and the cuDNN stand-ins come from ../shared/gpu/stage-trt112.sh.
 # Usage: trace-tensorrt/src/gpu11/stage-app.sh [destination-project-root, default /work/main]
 # Then on the GPU host (after stashing c00..c04 of .gpu/trt112): bash .gpu/trt-compat/run11.sh, or: source .gpu/trt112/env.sh &&
-#   $JAVA --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.tensorrt.gpucheck.Trt11Check
+#   $JAVA --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.examples.gpucheck.Trt11Check
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 DEST=$(cd "${1:-/work/main}" && pwd)/.gpu/trt-compat/app

@@ -1,9 +1,9 @@
-package io.github.trtrace.tensorrt;
+package io.github.trtrace.tensorrt.model;
 
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
 import java.util.ArrayList;
 import java.util.HashMap;

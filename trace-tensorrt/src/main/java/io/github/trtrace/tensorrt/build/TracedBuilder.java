@@ -1,12 +1,14 @@
 package io.github.trtrace.tensorrt.build;
 
-import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
+import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildFailureDiagnosis;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
-import io.github.trtrace.tensorrt.internal.build.EngineInspection;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.build.EngineInspection;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.ProgressBar;
 import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
@@ -17,6 +19,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -184,6 +187,7 @@ public final class TracedBuilder implements AutoCloseable {
       BuildReport failed = BuildReport.failed(modelName, log, errors);
       report = r.status(BuildReport.Status.FAILED).fromBuildLog(log, errors).diagnosis(failed.diagnosis()).build();
     } else {
+      MessageDigest digest;
       // The plan stays in TensorRT's memory: streamed to its file and hashed in chunks, inspected in
       // place, copied to a Java array only when no file was asked for (and it fits one).
       try {
@@ -191,8 +195,9 @@ public final class TracedBuilder implements AutoCloseable {
         Pointer data = plan.data();
         PlanWriter.Written w = PlanWriter.write(nativeSource(data, size), planPath);
         written = planPath;
-        r.fromBuildLog(log, errors).planDigest(w.digest(), w.bytes());
+        r.fromBuildLog(log, errors).planBytes(w.bytes());
         inspect(data, size, r);
+        digest = w.digest();
         if (planPath == null) {
           if (size <= MAX_ARRAY_PLAN) {
             bytes = new byte[(int) size];
@@ -205,7 +210,8 @@ public final class TracedBuilder implements AutoCloseable {
       } finally {
         TensorRtObjects.destroy(plan);
       }
-      report = r.build();
+      BuildReport unsigned = r.build(); // the fingerprint covers the precision the inspection found
+      report = unsigned.toBuilder().engineFingerprint(BuildFingerprint.of(digest, unsigned)).build();
     }
     if (planPath != null) {
       report.write(reportPath(planPath));
@@ -236,7 +242,7 @@ public final class TracedBuilder implements AutoCloseable {
         .tensorrtVersion(environment.tensorrtVersion())
         .gpu(gpu == null ? null : gpu.name(), gpu == null ? null : gpu.computeCapability())
         .driverVersion(environment.driverVersion())
-        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()))
+        .cudaRuntimeVersion(environment.cudaRuntime())
         .stronglyTyped(alwaysStronglyTyped());
   }
 

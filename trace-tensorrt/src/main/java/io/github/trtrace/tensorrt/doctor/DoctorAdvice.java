@@ -1,8 +1,6 @@
-package io.github.trtrace.tensorrt.internal.doctor;
+package io.github.trtrace.tensorrt.doctor;
 
-import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
-import io.github.trtrace.tensorrt.doctor.DoctorReport;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Finding;
 import io.github.trtrace.tensorrt.doctor.DoctorReport.Status;
 import java.util.ArrayList;
@@ -14,13 +12,10 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Rules that turn {@link DoctorFacts} into findings with advice. Pure: no probing here.
- *
- * <pre>{@code
- * DoctorReport report = DoctorAdvice.evaluate(facts);
- * }</pre>
+ * Rules that turn {@link DoctorFacts} into findings with advice. Pure: no probing here. Users reach them
+ * through {@link DoctorReport#evaluate(DoctorFacts)}.
  */
-public final class DoctorAdvice {
+final class DoctorAdvice {
   private static final Pattern RESOURCE_SM = Pattern.compile("_sm(\\d+)\\.so");
 
   private DoctorAdvice() {}
@@ -29,7 +24,7 @@ public final class DoctorAdvice {
    * Evaluates every rule, in the order platform, tensorrt, cuda, gpu, builder_resource, builder_creation,
    * nvml, native_shim.
    */
-  public static DoctorReport evaluate(DoctorFacts facts) {
+  static DoctorReport evaluate(DoctorFacts facts) {
     Objects.requireNonNull(facts, "facts");
     List<Finding> out = new ArrayList<>();
     out.add(platform(facts));
@@ -242,7 +237,7 @@ public final class DoctorAdvice {
   }
 
   /** A CUDA version number as {@code major.minor}: 13000 to {@code 13.0}, 12040 to {@code 12.4}. */
-  public static String cudaVersion(int v) {
+  static String cudaVersion(int v) {
     return (v / 1000) + "." + ((v % 1000) / 10);
   }
 }

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.internal.doctor;
+package io.github.trtrace.tensorrt.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

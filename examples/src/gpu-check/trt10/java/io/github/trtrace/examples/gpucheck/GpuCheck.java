@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.gpucheck;
 
 import static org.bytedeco.cuda.global.cudart.cudaFree;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
@@ -15,13 +15,13 @@ import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.internal.shim.NativeShim;
 import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.build.TracedBuilder;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.ShimProfiler;
@@ -56,7 +56,7 @@ import org.bytedeco.tensorrt.nvinfer.ITensor;
  * Checks that need a built engine detect the missing builder resource, print the diagnosis and SKIP.
  *
  * <pre>{@code
- * java -cp '.gpu/app/*' io.github.trtrace.tensorrt.gpucheck.GpuCheck
+ * java -cp '.gpu/app/*' io.github.trtrace.examples.gpucheck.GpuCheck
  * }</pre>
  */
 public final class GpuCheck {

@@ -1,7 +1,7 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.gpucheck;
 
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtEmulator;
 import java.util.Locale;

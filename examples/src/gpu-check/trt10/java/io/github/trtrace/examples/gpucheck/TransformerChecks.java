@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.gpucheck;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.examples.tensorrt.Generation;
@@ -8,14 +8,14 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.json.RecordJson;
-import io.github.trtrace.tensorrt.build.BuildDiff;
-import io.github.trtrace.tensorrt.build.BuildGate;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildDiff;
+import io.github.trtrace.tensorrt.model.build.BuildGate;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.build.TracedBuilder;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.engine.ProfilingPolicy;
 import io.github.trtrace.tensorrt.engine.TracedEngine;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;

@@ -1,18 +1,18 @@
-package io.github.trtrace.tensorrt.gpucheck;
+package io.github.trtrace.examples.gpucheck;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.gpu.GpuReading;
-import io.github.trtrace.tensorrt.build.BuildFailureDiagnosis;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildFailureDiagnosis;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.build.BuilderCreationException;
 import io.github.trtrace.tensorrt.build.TracedBuilder;
 import io.github.trtrace.tensorrt.doctor.DoctorReport;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
 import io.github.trtrace.tensorrt.internal.shim.NativeShim;
 import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
@@ -45,7 +45,7 @@ import org.bytedeco.tensorrt.nvinfer.InterfaceInfo;
  * every row as it completes (a native crash would still leave the rows before it).
  *
  * <pre>{@code
- * java --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.tensorrt.gpucheck.Trt11Check
+ * java --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.examples.gpucheck.Trt11Check
  * }</pre>
  */
 public final class Trt11Check {

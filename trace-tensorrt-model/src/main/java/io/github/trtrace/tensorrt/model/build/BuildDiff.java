@@ -1,15 +1,16 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
-import io.github.trtrace.tensorrt.internal.build.Precisions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What changed between a baseline build report and a current one.
@@ -38,10 +39,28 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
   }
 
   /** A change for the worse, with the baseline and current values as text. */
-  public record Regression(Kind kind, String detail, String baseline, String current) {}
+  public record Regression(Kind kind, String detail, String baseline, String current) {
+    /** One line: {@code KIND: detail (baseline b, current c)}; new warnings and errors without the values. */
+    public String describe() {
+      return line(kind, detail, baseline, current);
+    }
+  }
 
   /** A change for the better. */
-  public record Improvement(Kind kind, String detail, String baseline, String current) {}
+  public record Improvement(Kind kind, String detail, String baseline, String current) {
+    /** One line, as {@link Regression#describe()}. */
+    public String describe() {
+      return line(kind, detail, baseline, current);
+    }
+  }
+
+  private static String line(Kind kind, String detail, String baseline, String current) {
+    String s = kind + ": " + detail;
+    if ((!baseline.isEmpty() || !current.isEmpty()) && kind != Kind.NEW_WARNING && kind != Kind.NEW_ERROR) {
+      s += " (baseline " + baseline + ", current " + current + ")";
+    }
+    return s;
+  }
 
   public BuildDiff {
     regressions = List.copyOf(regressions);
@@ -137,7 +156,7 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
   }
 
   /** Myelin's per-build suffix of an engine layer name: {@code block0_mlp_up_myl9_11} is {@code block0_mlp_up} in every build. */
-  private static final java.util.regex.Pattern MYELIN_SUFFIX = java.util.regex.Pattern.compile("_myl\\d+_\\d+$");
+  private static final Pattern MYELIN_SUFFIX = Pattern.compile("_myl\\d+_\\d+$");
 
   /**
    * Engine layers keyed by a name that is stable across builds of one network: Myelin numbers its
@@ -145,7 +164,7 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
    * repeated name is keyed {@code name#k}.
    */
   static Map<String, BuildReport.Layer> byStableName(List<BuildReport.Layer> layers) {
-    Map<String, BuildReport.Layer> out = new java.util.LinkedHashMap<>();
+    Map<String, BuildReport.Layer> out = new LinkedHashMap<>();
     Map<String, Integer> seen = new HashMap<>();
     for (BuildReport.Layer l : layers) {
       String stable = stableName(l.name());

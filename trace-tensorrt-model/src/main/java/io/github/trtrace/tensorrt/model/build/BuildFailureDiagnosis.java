@@ -1,7 +1,7 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

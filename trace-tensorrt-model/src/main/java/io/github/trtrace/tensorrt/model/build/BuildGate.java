@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -101,12 +101,7 @@ public final class BuildGate {
       sb.append("Build gate failed for ").append(current.modelName()).append(": ").append(failures.size())
           .append(failures.size() == 1 ? " regression" : " regressions").append(" against the baseline");
       for (BuildDiff.Regression r : failures) {
-        sb.append("\n  - ").append(r.kind()).append(": ").append(r.detail());
-        if (!r.baseline().isEmpty() || !r.current().isEmpty()) {
-          if (r.kind() != BuildDiff.Kind.NEW_WARNING && r.kind() != BuildDiff.Kind.NEW_ERROR) {
-            sb.append(" (baseline ").append(r.baseline()).append(", current ").append(r.current()).append(')');
-          }
-        }
+        sb.append("\n  - ").append(r.describe());
       }
     }
     for (String note : diff.notes()) {

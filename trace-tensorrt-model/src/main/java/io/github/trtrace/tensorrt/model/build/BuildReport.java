@@ -1,97 +1,32 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import io.github.trtrace.tensorrt.internal.build.EngineInspection;
-import io.github.trtrace.tensorrt.internal.build.Json;
-import io.github.trtrace.tensorrt.internal.build.Precisions;
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One engine build, as a structured, immutable report written as JSON (snake_case, stable field
- * order). Unknown numbers are -1 ({@code NaN} for {@code build_ms}), unknown strings null.
+ * One engine build, as a structured, immutable report written as JSON (snake_case, stable field order; {@link
+ * BuildReportJson} reads and writes it, {@link BuildFingerprint} makes its {@code engine_fingerprint}). Unknown
+ * numbers are -1 ({@code NaN} for {@code build_ms}), unknown strings null. A final class with accessors (not a
+ * record), so fields can be added without breaking callers; made by its {@link Builder}.
  *
  * <pre>{@code
  * BuildReport report = BuildReport.builder("llama-8b")
- *     .tensorrtVersion("10.15.1").gpu("NVIDIA H200", "9.0").precision("fp16")
- *     .inspection(EngineInspection.parse(inspectorJson)).plan(planBytes)
+ *     .tensorrtVersion("10.15.1").gpu("NVIDIA H200", "9.0")
+ *     .inspection(EngineInspection.parse(inspectorJson)).networkLayerCount(120)
  *     .build();
  * report.write(Path.of("build/llama-8b.build.json"));
  * boolean attnFused = report.allFused("attn");
  * }</pre>
- *
- * @param status whether the build produced a plan
- * @param modelName model or engine name
- * @param tensorrtVersion e.g. {@code 10.15.1}
- * @param gpu the GPU built on
- * @param driverVersion NVIDIA driver version, e.g. {@code 580.159.04}
- * @param cudaRuntimeVersion e.g. {@code 13.0}
- * @param builderFlags builder flags set, e.g. {@code FP16}, {@code STRONGLY_TYPED}
- * @param precision the precision the engine computes in ({@link EngineInspection#precision()}: the narrowest
- *     type among its layers, from the inspector, never from builder flags): {@code fp32}, {@code fp16},
- *     {@code bf16}, {@code fp8}, {@code int8}, {@code fp4}; null when unknown (failed build, no inspection)
- * @param stronglyTyped whether the network was strongly typed
- * @param optimizationLevel builder optimisation level, -1 unknown
- * @param networkLayerCount layers in the network definition, -1 unknown
- * @param engineLayerCount layers in the built engine, -1 unknown
- * @param fusedGroups engine layers that absorbed two or more network layers
- * @param layers engine layers in engine order
- * @param deviceMemoryBytes device memory the engine needs, -1 unknown
- * @param planBytes serialized plan size, -1 unknown
- * @param buildMs wall time of the build, NaN unknown
- * @param phases build phases from the progress monitor
- * @param warnings warning lines logged during the build
- * @param errors errors logged or recorded during the build
- * @param log every TensorRT line of the build, VERBOSE included, as {@code SEVERITY kind: message}
- *     (after redaction); captured into the report without being printed
- * @param diagnosis why a failed build failed, null for a success
- * @param engineFingerprint see {@link #fingerprint}
- * @param createdAt when the report was made
  */
-public record BuildReport(
-    Status status,
-    String modelName,
-    @Nullable String tensorrtVersion,
-    Gpu gpu,
-    @Nullable String driverVersion,
-    @Nullable String cudaRuntimeVersion,
-    List<String> builderFlags,
-    @Nullable String precision,
-    boolean stronglyTyped,
-    int optimizationLevel,
-    int networkLayerCount,
-    int engineLayerCount,
-    List<FusedGroup> fusedGroups,
-    List<Layer> layers,
-    long deviceMemoryBytes,
-    long planBytes,
-    double buildMs,
-    List<Phase> phases,
-    List<String> warnings,
-    List<BuildError> errors,
-    List<String> log,
-    @Nullable BuildFailureDiagnosis diagnosis,
-    @Nullable String engineFingerprint,
-    Instant createdAt) {
+public final class BuildReport {
 
   /** Build outcome. */
   public enum Status {
@@ -115,7 +50,7 @@ public record BuildReport(
           return v;
         }
       }
-      throw new IllegalArgumentException("unknown build status: " + s);
+      throw new IllegalArgumentException("status must be success or failed, was " + (s == null ? "missing" : "'" + s + "'"));
     }
   }
 
@@ -163,119 +98,6 @@ public record BuildReport(
     }
   }
 
-  public BuildReport {
-    Objects.requireNonNull(status, "status");
-    Objects.requireNonNull(modelName, "modelName");
-    Objects.requireNonNull(gpu, "gpu");
-    Objects.requireNonNull(createdAt, "createdAt");
-    builderFlags = List.copyOf(builderFlags);
-    fusedGroups = List.copyOf(fusedGroups);
-    layers = List.copyOf(layers);
-    phases = List.copyOf(phases);
-    warnings = List.copyOf(warnings);
-    errors = List.copyOf(errors);
-    log = List.copyOf(log);
-  }
-
-  /** A builder for a report on {@code modelName}; status defaults to success. */
-  public static Builder builder(String modelName) {
-    return new Builder(modelName);
-  }
-
-  /**
-   * A failed report for {@code modelName}: warnings and errors taken from the build's log events and
-   * recorded errors, and the {@link BuildFailureDiagnosis}. Use {@link #toBuilder()} to add the
-   * environment fields.
-   */
-  public static BuildReport failed(String modelName, List<TrtLogEvent> events, List<RecordedError> recorded) {
-    return builder(modelName).status(Status.FAILED).fromBuildLog(events, recorded)
-        .diagnosis(BuildFailureDiagnosis.diagnose(events, recorded)).build();
-  }
-
-  /**
-   * Fraction of network layers absorbed into multi-layer engine layers: the sum of {@code
-   * networkLayers.size()} over {@link #fusedGroups()} divided by {@link #networkLayerCount()}. NaN
-   * when the network layer count is unknown or zero. 0 means nothing was fused.
-   */
-  public double fusionRate() {
-    if (networkLayerCount <= 0) {
-      return Double.NaN;
-    }
-    long absorbed = fusedGroups.stream().mapToLong(g -> g.networkLayers().size()).sum();
-    return Math.min(1.0, (double) absorbed / networkLayerCount);
-  }
-
-  /** Engine layers whose name matches {@code regex} (find, not full match). */
-  public List<Layer> layersMatching(String regex) {
-    Pattern p = Pattern.compile(regex);
-    return layers.stream().filter(l -> p.matcher(l.name()).find()).collect(Collectors.toList());
-  }
-
-  /**
-   * "Were all layers matching {@code regex} fused?" True when at least one engine layer matches (by
-   * its own name or a network layer it absorbed) and every matching engine layer absorbed two or more
-   * network layers. Layers the builder inserted (reformat copies, no-ops) are ignored. False when
-   * nothing matches.
-   */
-  public boolean allFused(String regex) {
-    Pattern p = Pattern.compile(regex);
-    boolean any = false;
-    for (Layer l : layers) {
-      if (builderInserted(l)) {
-        continue;
-      }
-      FusedGroup g = groupOf(l.name());
-      boolean matches =
-          p.matcher(l.name()).find()
-              || (g != null && g.networkLayers().stream().anyMatch(n -> p.matcher(n).find()));
-      if (matches) {
-        any = true;
-        if (g == null) {
-          return false;
-        }
-      }
-    }
-    if (layers.isEmpty()) {
-      for (FusedGroup g : fusedGroups) {
-        any |= g.networkLayers().stream().anyMatch(n -> p.matcher(n).find());
-      }
-    }
-    return any;
-  }
-
-  private static boolean builderInserted(Layer l) {
-    return "Reformat".equals(l.type()) || "NoOp".equals(l.type()) || l.name().startsWith("Reformatting CopyNode");
-  }
-
-  private @Nullable FusedGroup groupOf(String engineLayer) {
-    for (FusedGroup g : fusedGroups) {
-      if (g.engineLayer().equals(engineLayer)) {
-        return g;
-      }
-    }
-    return null;
-  }
-
-  /** Engine layers with any of the given precisions ({@code "fp32"}, {@code "fp16"}, ...). */
-  public List<Layer> layersWithPrecision(String... precisions) {
-    List<String> wanted = List.of(precisions);
-    // a layer may have no precision (e.g. a Myelin shape_call with no tensor output)
-    return layers.stream().filter(l -> l.precision() != null && wanted.contains(l.precision()))
-        .collect(Collectors.toList());
-  }
-
-  /**
-   * "Did any layer fall back to FP32?" The FP32 layers when the build asked for a lower precision
-   * (fp16, bf16, fp8, int8, fp4); empty for FP32 builds or unknown precision.
-   */
-  public List<Layer> fp32Fallbacks() {
-    int requested = Precisions.rank(precision);
-    if (requested <= 0 || requested >= Precisions.rank("fp32")) {
-      return List.of();
-    }
-    return layersWithPrecision("fp32");
-  }
-
   /**
    * What the report says about one engine layer (e.g. one a profiled request found slow): the layer
    * (type, precision, tactic; null when the report does not know it), the network layers it absorbed
@@ -300,6 +122,166 @@ public record BuildReport(
     }
   }
 
+  private final ReportValues v;
+
+  private BuildReport(ReportValues frozen) {
+    this.v = frozen;
+  }
+
+  /** A builder for a report on {@code modelName}; status defaults to success, {@code createdAt} to now. */
+  public static Builder builder(String modelName) {
+    return new Builder(modelName);
+  }
+
+  /**
+   * A failed report for {@code modelName}: warnings and errors taken from the build's log events and
+   * recorded errors, and the {@link BuildFailureDiagnosis}. Use {@link #toBuilder()} to add the
+   * environment fields.
+   */
+  public static BuildReport failed(String modelName, List<TrtLogEvent> events, List<RecordedError> recorded) {
+    return builder(modelName).status(Status.FAILED).fromBuildLog(events, recorded)
+        .diagnosis(BuildFailureDiagnosis.diagnose(events, recorded)).build();
+  }
+
+  /** A builder initialised with this report's values. */
+  public Builder toBuilder() {
+    return new Builder(new ReportValues(v));
+  }
+
+  /** Whether the build produced a plan. */
+  public Status status() { return v.status; }
+
+  /** Model or engine name. */
+  public String modelName() { return v.modelName; }
+
+  /** TensorRT version, e.g. {@code 10.15.1}, or null. */
+  public @Nullable String tensorrtVersion() { return v.tensorrtVersion; }
+
+  /** The GPU built on. */
+  public Gpu gpu() { return v.gpu; }
+
+  /** NVIDIA driver version, e.g. {@code 580.159.04}, or null. */
+  public @Nullable String driverVersion() { return v.driverVersion; }
+
+  /** CUDA runtime version, e.g. {@code 13.0}, or null. */
+  public @Nullable String cudaRuntimeVersion() { return v.cudaRuntimeVersion; }
+
+  /** Builder flags set, e.g. {@code FP16}, {@code STRONGLY_TYPED}. */
+  public List<String> builderFlags() { return v.builderFlags; }
+
+  /**
+   * The precision the engine computes in ({@link EngineInspection#precision()}: the narrowest type among its
+   * layers, never from builder flags): {@code fp32}, {@code fp16}, {@code bf16}, {@code fp8}, {@code int8},
+   * {@code fp4}; null when unknown (failed build, no inspection).
+   */
+  public @Nullable String precision() { return v.precision; }
+
+  /** Whether the network was strongly typed. */
+  public boolean stronglyTyped() { return v.stronglyTyped; }
+
+  /** Builder optimisation level, -1 unknown. */
+  public int optimizationLevel() { return v.optimizationLevel; }
+
+  /** Layers in the network definition, -1 unknown. */
+  public int networkLayerCount() { return v.networkLayerCount; }
+
+  /** Layers in the built engine, -1 unknown. */
+  public int engineLayerCount() { return v.engineLayerCount; }
+
+  /** Engine layers that absorbed two or more network layers. */
+  public List<FusedGroup> fusedGroups() { return v.fusedGroups; }
+
+  /** Engine layers in engine order. */
+  public List<Layer> layers() { return v.layers; }
+
+  /** Device memory the engine needs, -1 unknown. */
+  public long deviceMemoryBytes() { return v.deviceMemoryBytes; }
+
+  /** Serialized plan size, -1 unknown. */
+  public long planBytes() { return v.planBytes; }
+
+  /** Wall time of the build, NaN unknown. */
+  public double buildMs() { return v.buildMs; }
+
+  /** Build phases from the progress monitor. */
+  public List<Phase> phases() { return v.phases; }
+
+  /**
+   * Progress-monitor events lost because its buffer was full (0: none; -1: unknown, e.g. a report written
+   * before the field existed). When positive, {@link #phases()} may miss phases or end them late.
+   */
+  public long progressEventsDropped() { return v.progressEventsDropped; }
+
+  /** Warning lines logged during the build. */
+  public List<String> warnings() { return v.warnings; }
+
+  /** Errors logged or recorded during the build. */
+  public List<BuildError> errors() { return v.errors; }
+
+  /**
+   * Every TensorRT line of the build, VERBOSE included, as {@code SEVERITY kind: message} (after redaction);
+   * captured into the report without being printed.
+   */
+  public List<String> log() { return v.log; }
+
+  /** Why a failed build failed, null for a success. */
+  public @Nullable BuildFailureDiagnosis diagnosis() { return v.diagnosis; }
+
+  /** The engine fingerprint ({@link BuildFingerprint}), or null without a plan. */
+  public @Nullable String engineFingerprint() { return v.engineFingerprint; }
+
+  /** When the report was made. */
+  public Instant createdAt() { return v.createdAt; }
+
+  /**
+   * Fraction of network layers absorbed into multi-layer engine layers: the sum of {@code
+   * networkLayers.size()} over {@link #fusedGroups()} divided by {@link #networkLayerCount()}. NaN
+   * when the network layer count is unknown or zero. 0 means nothing was fused.
+   */
+  public double fusionRate() {
+    if (v.networkLayerCount <= 0) {
+      return Double.NaN;
+    }
+    long absorbed = v.fusedGroups.stream().mapToLong(g -> g.networkLayers().size()).sum();
+    return Math.min(1.0, (double) absorbed / v.networkLayerCount);
+  }
+
+  /** Engine layers whose name matches {@code regex} (find, not full match). */
+  public List<Layer> layersMatching(String regex) {
+    Pattern p = Pattern.compile(regex);
+    return v.layers.stream().filter(l -> p.matcher(l.name()).find()).collect(Collectors.toList());
+  }
+
+  /**
+   * "Were all layers matching {@code regex} fused?" True when at least one engine layer matches (by
+   * its own name or a network layer it absorbed) and every matching engine layer absorbed two or more
+   * network layers. Layers the builder inserted (reformat copies, no-ops) are ignored. False when
+   * nothing matches.
+   */
+  public boolean allFused(String regex) {
+    return LayerQueries.allFused(v.layers, v.fusedGroups, Pattern.compile(regex));
+  }
+
+  /** Engine layers with any of the given precisions ({@code "fp32"}, {@code "fp16"}, ...). */
+  public List<Layer> layersWithPrecision(String... precisions) {
+    List<String> wanted = List.of(precisions);
+    // a layer may have no precision (e.g. a Myelin shape_call with no tensor output)
+    return v.layers.stream().filter(l -> l.precision() != null && wanted.contains(l.precision()))
+        .collect(Collectors.toList());
+  }
+
+  /**
+   * "Did any layer fall back to FP32?" The FP32 layers when the build asked for a lower precision
+   * (fp16, bf16, fp8, int8, fp4); empty for FP32 builds or unknown precision.
+   */
+  public List<Layer> fp32Fallbacks() {
+    int requested = Precisions.rank(v.precision);
+    if (requested <= 0 || requested >= Precisions.rank("fp32")) {
+      return List.of();
+    }
+    return layersWithPrecision("fp32");
+  }
+
   /**
    * Explains {@code engineLayer} from this report: "why is {@code attn_qkv} slow?" — its precision and
    * tactic, whether it was fused and with what, or the build warning about it.
@@ -310,53 +292,7 @@ public record BuildReport(
    * }</pre>
    */
   public LayerExplanation explain(String engineLayer) {
-    Objects.requireNonNull(engineLayer, "engineLayer");
-    Layer layer = null;
-    for (Layer l : layers) {
-      if (l.name().equals(engineLayer)) {
-        layer = l;
-        break;
-      }
-    }
-    List<String> absorbed = List.of();
-    for (FusedGroup g : fusedGroups) {
-      if (g.engineLayer().equals(engineLayer)) {
-        absorbed = g.networkLayers();
-        break;
-      }
-    }
-    List<String> names = new ArrayList<>(absorbed);
-    names.add(engineLayer);
-    List<String> named = new ArrayList<>();
-    for (String w : warnings) {
-      if (names.stream().anyMatch(n -> mentions(w, n))) {
-        named.add(w);
-      }
-    }
-    return new LayerExplanation(engineLayer, layer, absorbed, named);
-  }
-
-  /** Whether {@code text} names {@code layer} as a whole name (so "fc1" does not match "fc10"). */
-  private static boolean mentions(String text, String layer) {
-    int from = 0;
-    while (!layer.isEmpty()) {
-      int i = text.indexOf(layer, from);
-      if (i < 0) {
-        return false;
-      }
-      int end = i + layer.length();
-      boolean startOk = i == 0 || !isNamePart(text.charAt(i - 1));
-      boolean endOk = end == text.length() || !isNamePart(text.charAt(end));
-      if (startOk && endOk) {
-        return true;
-      }
-      from = i + 1;
-    }
-    return false;
-  }
-
-  private static boolean isNamePart(char c) {
-    return Character.isLetterOrDigit(c) || c == '_';
+    return LayerQueries.explain(this, Objects.requireNonNull(engineLayer, "engineLayer"));
   }
 
   /** What changed from {@code baseline} to this report, without thresholds. */
@@ -364,428 +300,129 @@ public record BuildReport(
     return BuildDiff.compute(this, baseline, BuildGate.Thresholds.ZERO);
   }
 
-  /**
-   * The engine fingerprint: lowercase hex SHA-256 over the plan bytes followed by the UTF-8 bytes of
-   * {@code "\ntensorrt_version=<v>\ncompute_capability=<cc>\nprecision=<p>\nstrongly_typed=<true|false>\nbuilder_flags=<f1,f2,...>"},
-   * flags sorted and de-duplicated, null written as the empty string.
-   */
-  public static String fingerprint(
-      byte[] plan,
-      @Nullable String tensorrtVersion,
-      @Nullable String computeCapability,
-      @Nullable String precision,
-      boolean stronglyTyped,
-      List<String> builderFlags) {
-    MessageDigest sha = sha256();
-    sha.update(plan);
-    return fingerprint(sha, tensorrtVersion, computeCapability, precision, stronglyTyped, builderFlags);
-  }
-
-  /**
-   * The same fingerprint from a SHA-256 digest that has been fed the plan bytes (in chunks, for a plan
-   * streamed to its file); the digest is finished here.
-   */
-  public static String fingerprint(
-      MessageDigest planDigest,
-      @Nullable String tensorrtVersion,
-      @Nullable String computeCapability,
-      @Nullable String precision,
-      boolean stronglyTyped,
-      List<String> builderFlags) {
-    String identity =
-        "\ntensorrt_version=" + nz(tensorrtVersion)
-            + "\ncompute_capability=" + nz(computeCapability)
-            + "\nprecision=" + nz(precision)
-            + "\nstrongly_typed=" + stronglyTyped
-            + "\nbuilder_flags=" + String.join(",", new TreeSet<>(builderFlags));
-    planDigest.update(identity.getBytes(StandardCharsets.UTF_8));
-    StringBuilder hex = new StringBuilder(64);
-    for (byte b : planDigest.digest()) {
-      hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-    }
-    return hex.toString();
-  }
-
-  /** A new SHA-256 digest, the fingerprint's hash. */
-  public static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-    }
-  }
-
-  private static String nz(@Nullable String s) {
-    return s == null ? "" : s;
-  }
-
-  /** A builder initialised with this report's values. */
-  public Builder toBuilder() {
-    Builder b = new Builder(modelName);
-    b.status = status;
-    b.tensorrtVersion = tensorrtVersion;
-    b.gpu = gpu;
-    b.driverVersion = driverVersion;
-    b.cudaRuntimeVersion = cudaRuntimeVersion;
-    b.builderFlags.addAll(builderFlags);
-    b.precision = precision;
-    b.stronglyTyped = stronglyTyped;
-    b.optimizationLevel = optimizationLevel;
-    b.networkLayerCount = networkLayerCount;
-    b.engineLayerCount = engineLayerCount;
-    b.fusedGroups.addAll(fusedGroups);
-    b.layers.addAll(layers);
-    b.deviceMemoryBytes = deviceMemoryBytes;
-    b.planBytes = planBytes;
-    b.buildMs = buildMs;
-    b.phases.addAll(phases);
-    b.warnings.addAll(warnings);
-    b.errors.addAll(errors);
-    b.log.addAll(log);
-    b.diagnosis = diagnosis;
-    b.engineFingerprint = engineFingerprint;
-    b.createdAt = createdAt;
-    return b;
-  }
-
-  // ---------------------------------------------------------------- JSON
-
-  /** The report as pretty-printed JSON. */
+  /** The report as pretty-printed JSON ({@link BuildReportJson#toJson}). */
   public String toJson() {
-    StringWriter w = new StringWriter();
-    writeTo(w);
-    return w.toString();
+    return BuildReportJson.toJson(this);
   }
 
   /** Writes {@link #toJson()} to {@code file} (UTF-8), creating parent directories. */
   public void write(Path file) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      writeTo(w);
-    }
+    BuildReportJson.write(this, file);
   }
 
-  /** Reads a report written by {@link #write(Path)}. */
+  /**
+   * Reads a report written by {@link #write(Path)}.
+   *
+   * @throws IllegalArgumentException naming the file when it is not a build report
+   */
   public static BuildReport read(Path file) throws IOException {
-    return read(Files.readString(file, StandardCharsets.UTF_8));
+    return BuildReportJson.read(file);
   }
 
-  /** Parses a report from JSON; unknown fields are ignored, {@code fusion_rate} is recomputed. */
+  /** Parses a report from JSON ({@link BuildReportJson#read(String)}). */
   public static BuildReport read(String json) {
-    Map<String, @Nullable Object> m = Json.object(Json.parse(json), "build report");
-    Builder b = new Builder(Objects.requireNonNullElse(Json.string(m, "model_name"), ""));
-    b.status = Status.fromWire(Json.string(m, "status"));
-    b.tensorrtVersion = Json.string(m, "tensorrt_version");
-    Object gpu = m.get("gpu");
-    if (gpu != null) {
-      Map<String, @Nullable Object> g = Json.object(gpu, "gpu");
-      b.gpu = new Gpu(Json.string(g, "name"), Json.string(g, "compute_capability"));
-    }
-    b.driverVersion = Json.string(m, "driver_version");
-    b.cudaRuntimeVersion = Json.string(m, "cuda_runtime_version");
-    b.builderFlags.addAll(Json.strings(m, "builder_flags"));
-    b.precision = Json.string(m, "precision");
-    b.stronglyTyped = Boolean.TRUE.equals(m.get("strongly_typed"));
-    b.optimizationLevel = (int) Json.number(m, "optimization_level", -1);
-    b.networkLayerCount = (int) Json.number(m, "network_layer_count", -1);
-    b.engineLayerCount = (int) Json.number(m, "engine_layer_count", -1);
-    for (Object o : Json.array(m.get("fused_groups"), "fused_groups")) {
-      Map<String, @Nullable Object> g = Json.object(o, "fused group");
-      b.fusedGroups.add(new FusedGroup(Objects.requireNonNullElse(Json.string(g, "engine_layer"), ""), Json.strings(g, "network_layers")));
-    }
-    for (Object o : Json.array(m.get("layers"), "layers")) {
-      Map<String, @Nullable Object> l = Json.object(o, "layer");
-      b.layers.add(new Layer(Objects.requireNonNullElse(Json.string(l, "name"), ""), Json.string(l, "type"),
-          Json.string(l, "precision"), Json.strings(l, "output_types"), Json.string(l, "tactic")));
-    }
-    b.deviceMemoryBytes = Json.number(m, "device_memory_bytes", -1);
-    b.planBytes = Json.number(m, "plan_bytes", -1);
-    b.buildMs = Json.decimal(m, "build_ms");
-    for (Object o : Json.array(m.get("phases"), "phases")) {
-      Map<String, @Nullable Object> p = Json.object(o, "phase");
-      b.phases.add(new Phase(Objects.requireNonNullElse(Json.string(p, "name"), ""), Json.decimal(p, "ms")));
-    }
-    b.warnings.addAll(Json.strings(m, "warnings"));
-    for (Object o : Json.array(m.get("errors"), "errors")) {
-      Map<String, @Nullable Object> e = Json.object(o, "error");
-      b.errors.add(new BuildError((int) Json.number(e, "code", -1), Json.string(e, "category"),
-          Objects.requireNonNullElse(Json.string(e, "message"), "")));
-    }
-    if (m.containsKey("log")) {
-      b.log.addAll(Json.strings(m, "log"));
-    }
-    Object d = m.get("diagnosis");
-    if (d != null) {
-      Map<String, @Nullable Object> dm = Json.object(d, "diagnosis");
-      b.diagnosis = new BuildFailureDiagnosis(
-          BuildFailureDiagnosis.Cause.fromWire(Json.string(dm, "cause")),
-          Objects.requireNonNullElse(Json.string(dm, "summary"), ""),
-          Json.string(dm, "missing_file"), Json.strings(dm, "fix_steps"));
-    }
-    b.engineFingerprint = Json.string(m, "engine_fingerprint");
-    String created = Json.string(m, "created_at");
-    if (created != null) {
-      b.createdAt = Instant.parse(created);
-    }
-    return b.build();
+    return BuildReportJson.read(json);
   }
 
-  private void writeTo(Writer w) {
-    try (JsonGenerator g = Json.FACTORY.createGenerator(w)) {
-      g.useDefaultPrettyPrinter();
-      g.writeStartObject();
-      g.writeStringField("status", status.wireName());
-      g.writeStringField("model_name", modelName);
-      g.writeStringField("tensorrt_version", tensorrtVersion);
-      g.writeObjectFieldStart("gpu");
-      g.writeStringField("name", gpu.name());
-      g.writeStringField("compute_capability", gpu.computeCapability());
-      g.writeEndObject();
-      g.writeStringField("driver_version", driverVersion);
-      g.writeStringField("cuda_runtime_version", cudaRuntimeVersion);
-      strings(g, "builder_flags", builderFlags);
-      g.writeStringField("precision", precision);
-      g.writeBooleanField("strongly_typed", stronglyTyped);
-      g.writeNumberField("optimization_level", optimizationLevel);
-      g.writeNumberField("network_layer_count", networkLayerCount);
-      g.writeNumberField("engine_layer_count", engineLayerCount);
-      g.writeArrayFieldStart("fused_groups");
-      for (FusedGroup f : fusedGroups) {
-        g.writeStartObject();
-        g.writeStringField("engine_layer", f.engineLayer());
-        strings(g, "network_layers", f.networkLayers());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      decimal(g, "fusion_rate", fusionRate());
-      g.writeArrayFieldStart("layers");
-      for (Layer l : layers) {
-        g.writeStartObject();
-        g.writeStringField("name", l.name());
-        g.writeStringField("type", l.type());
-        g.writeStringField("precision", l.precision());
-        strings(g, "output_types", l.outputTypes());
-        g.writeStringField("tactic", l.tactic());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeNumberField("device_memory_bytes", deviceMemoryBytes);
-      g.writeNumberField("plan_bytes", planBytes);
-      decimal(g, "build_ms", buildMs);
-      g.writeArrayFieldStart("phases");
-      for (Phase p : phases) {
-        g.writeStartObject();
-        g.writeStringField("name", p.name());
-        decimal(g, "ms", p.ms());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      strings(g, "warnings", warnings);
-      g.writeArrayFieldStart("errors");
-      for (BuildError e : errors) {
-        g.writeStartObject();
-        g.writeNumberField("code", e.code());
-        g.writeStringField("category", e.category());
-        g.writeStringField("message", e.message());
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      strings(g, "log", log);
-      if (diagnosis == null) {
-        g.writeNullField("diagnosis");
-      } else {
-        g.writeObjectFieldStart("diagnosis");
-        g.writeStringField("cause", diagnosis.cause().wireName());
-        g.writeStringField("summary", diagnosis.summary());
-        g.writeStringField("missing_file", diagnosis.missingFile());
-        strings(g, "fix_steps", diagnosis.fixSteps());
-        g.writeEndObject();
-      }
-      g.writeStringField("engine_fingerprint", engineFingerprint);
-      g.writeStringField("created_at", createdAt.toString());
-      g.writeEndObject();
-    } catch (IOException e) {
-      Json.rethrow(e);
-    }
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof BuildReport && ((BuildReport) o).v.valuesEqual(v);
   }
 
-  private static void strings(JsonGenerator g, String field, List<String> values) throws IOException {
-    g.writeArrayFieldStart(field);
-    for (String v : values) {
-      g.writeString(v);
-    }
-    g.writeEndArray();
+  @Override
+  public int hashCode() {
+    return v.valuesHash();
   }
 
-  private static void decimal(JsonGenerator g, String field, double v) throws IOException {
-    if (Double.isFinite(v)) {
-      g.writeNumberField(field, v);
-    } else {
-      g.writeNullField(field);
-    }
+  @Override
+  public String toString() {
+    return "BuildReport[" + v.status.wireName() + ", " + v.modelName + ", engine_fingerprint=" + v.engineFingerprint + "]";
   }
 
-  /** Builds a {@link BuildReport}. Not thread-safe. */
+  /**
+   * Builds a {@link BuildReport}. Not thread-safe. The engine fingerprint is not computed here: give it
+   * ({@link BuildFingerprint}) with {@link #engineFingerprint}.
+   *
+   * <pre>{@code
+   * BuildReport r = BuildReport.builder("llama-8b").tensorrtVersion("10.15.1").planBytes(plan.length)
+   *     .engineFingerprint(BuildFingerprint.of(plan, "10.15.1", "9.0", "fp16", false, List.of("FP16")))
+   *     .build();
+   * }</pre>
+   */
   public static final class Builder {
-    private final String modelName;
-    private Status status = Status.SUCCESS;
-    private @Nullable String tensorrtVersion;
-    private Gpu gpu = Gpu.UNKNOWN;
-    private @Nullable String driverVersion;
-    private @Nullable String cudaRuntimeVersion;
-    private final List<String> builderFlags = new ArrayList<>();
-    private @Nullable String precision;
-    private boolean stronglyTyped;
-    private int optimizationLevel = -1;
-    private int networkLayerCount = -1;
-    private int engineLayerCount = -1;
-    private final List<FusedGroup> fusedGroups = new ArrayList<>();
-    private final List<Layer> layers = new ArrayList<>();
-    private long deviceMemoryBytes = -1;
-    private long planBytes = -1;
-    private @Nullable MessageDigest planDigest;
-    private byte @Nullable [] plan;
-    private double buildMs = Double.NaN;
-    private final List<Phase> phases = new ArrayList<>();
-    private final List<String> warnings = new ArrayList<>();
-    private final List<BuildError> errors = new ArrayList<>();
-    private final List<String> log = new ArrayList<>();
-    private @Nullable BuildFailureDiagnosis diagnosis;
-    private @Nullable String engineFingerprint;
-    private Instant createdAt = Instant.now();
+    private final ReportValues v;
 
     private Builder(String modelName) {
-      this.modelName = Objects.requireNonNull(modelName, "modelName");
+      this.v = new ReportValues(Objects.requireNonNull(modelName, "modelName"));
     }
 
-    public Builder status(Status s) { this.status = Objects.requireNonNull(s, "status"); return this; }
-
-    public Builder tensorrtVersion(@Nullable String v) { this.tensorrtVersion = v; return this; }
-
-    public Builder gpu(@Nullable String name, @Nullable String computeCapability) {
-      this.gpu = new Gpu(name, computeCapability);
-      return this;
+    private Builder(ReportValues copy) {
+      this.v = copy;
     }
 
-    public Builder driverVersion(@Nullable String v) { this.driverVersion = v; return this; }
+    public Builder status(Status s) { v.status = Objects.requireNonNull(s, "status"); return this; }
 
-    public Builder cudaRuntimeVersion(@Nullable String v) { this.cudaRuntimeVersion = v; return this; }
+    public Builder tensorrtVersion(@Nullable String version) { v.tensorrtVersion = version; return this; }
 
-    public Builder builderFlag(String flag) { builderFlags.add(Objects.requireNonNull(flag, "flag")); return this; }
+    public Builder gpu(@Nullable String name, @Nullable String computeCapability) { v.gpu = new Gpu(name, computeCapability); return this; }
+
+    public Builder driverVersion(@Nullable String version) { v.driverVersion = version; return this; }
+
+    public Builder cudaRuntimeVersion(@Nullable String version) { v.cudaRuntimeVersion = version; return this; }
+
+    public Builder builderFlag(String flag) { v.builderFlags.add(Objects.requireNonNull(flag, "flag")); return this; }
+
+    /** The engine's precision, normalised to lower case; {@link #inspection} sets it from the engine's layers. */
+    public Builder precision(@Nullable String p) { v.precision = p == null ? null : Precisions.normalize(p); return this; }
+
+    public Builder stronglyTyped(boolean strongly) { v.stronglyTyped = strongly; return this; }
+
+    public Builder optimizationLevel(int level) { v.optimizationLevel = level; return this; }
+
+    public Builder networkLayerCount(int count) { v.networkLayerCount = count; return this; }
+
+    public Builder engineLayerCount(int count) { v.engineLayerCount = count; return this; }
+
+    public Builder fusedGroup(FusedGroup g) { v.fusedGroups.add(Objects.requireNonNull(g, "group")); return this; }
+
+    public Builder layer(Layer l) { v.layers.add(Objects.requireNonNull(l, "layer")); return this; }
+
+    /** Takes layers, fused groups, the engine layer count and the precision from an inspector analysis. */
+    public Builder inspection(EngineInspection inspection) { v.takeInspection(inspection); return this; }
+
+    public Builder deviceMemoryBytes(long bytes) { v.deviceMemoryBytes = bytes; return this; }
+
+    public Builder planBytes(long bytes) { v.planBytes = bytes; return this; }
+
+    public Builder buildMs(double ms) { v.buildMs = ms; return this; }
+
+    public Builder phase(String name, double ms) { v.phases.add(new Phase(name, ms)); return this; }
+
+    /** Progress-monitor events lost to a full buffer (see {@link BuildReport#progressEventsDropped()}). */
+    public Builder progressEventsDropped(long count) { v.progressEventsDropped = count; return this; }
+
+    public Builder warning(String w) { v.warnings.add(Objects.requireNonNull(w, "warning")); return this; }
+
+    public Builder error(BuildError e) { v.errors.add(Objects.requireNonNull(e, "error")); return this; }
+
+    /** Adds one line to {@link BuildReport#log()}. */
+    public Builder logLine(String line) { v.log.add(Objects.requireNonNull(line, "line")); return this; }
+
+    public Builder diagnosis(@Nullable BuildFailureDiagnosis d) { v.diagnosis = d; return this; }
+
+    public Builder engineFingerprint(@Nullable String fingerprint) { v.engineFingerprint = fingerprint; return this; }
+
+    public Builder createdAt(Instant t) { v.createdAt = Objects.requireNonNull(t, "createdAt"); return this; }
 
     /**
-     * The engine's precision, normalised to lower case ({@code fp16}, {@code bf16}, {@code fp8}, ...);
-     * {@link #inspection} sets it from the engine's layers.
-     */
-    public Builder precision(@Nullable String p) { this.precision = p == null ? null : Precisions.normalize(p); return this; }
-
-    public Builder stronglyTyped(boolean v) { this.stronglyTyped = v; return this; }
-
-    public Builder optimizationLevel(int v) { this.optimizationLevel = v; return this; }
-
-    public Builder networkLayerCount(int v) { this.networkLayerCount = v; return this; }
-
-    public Builder engineLayerCount(int v) { this.engineLayerCount = v; return this; }
-
-    public Builder fusedGroup(FusedGroup g) { fusedGroups.add(Objects.requireNonNull(g, "group")); return this; }
-
-    public Builder layer(Layer l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
-
-    /** Takes layers, fused groups and the engine layer count from an inspector analysis. */
-    Builder inspection(EngineInspection inspection) {
-      String used = inspection.precision();
-      if (used != null) {
-        precision(used);
-      }
-      layers.clear();
-      layers.addAll(inspection.layers());
-      fusedGroups.clear();
-      fusedGroups.addAll(inspection.fusedGroups());
-      engineLayerCount = inspection.layers().size();
-      return this;
-    }
-
-    public Builder deviceMemoryBytes(long v) { this.deviceMemoryBytes = v; return this; }
-
-    /** The serialized plan: sets {@code plan_bytes} and, at {@link #build()}, the fingerprint. */
-    public Builder plan(byte[] serializedPlan) {
-      this.plan = serializedPlan.clone();
-      this.planBytes = serializedPlan.length;
-      return this;
-    }
-
-    public Builder planBytes(long v) { this.planBytes = v; return this; }
-
-    /**
-     * A plan that was streamed rather than held: its size and a SHA-256 digest fed its bytes (see
-     * {@link PlanWriter}); at {@link #build()} the fingerprint is finished from the digest.
-     */
-    public Builder planDigest(MessageDigest shaOverPlan, long bytes) {
-      this.planDigest = Objects.requireNonNull(shaOverPlan, "shaOverPlan");
-      this.plan = null;
-      this.planBytes = bytes;
-      return this;
-    }
-
-    public Builder buildMs(double v) { this.buildMs = v; return this; }
-
-    public Builder phase(String name, double ms) { phases.add(new Phase(name, ms)); return this; }
-
-    public Builder warning(String w) { warnings.add(Objects.requireNonNull(w, "warning")); return this; }
-
-    public Builder error(BuildError e) { errors.add(Objects.requireNonNull(e, "error")); return this; }
-
-    public Builder diagnosis(@Nullable BuildFailureDiagnosis d) { this.diagnosis = d; return this; }
-
-    public Builder engineFingerprint(@Nullable String f) { this.engineFingerprint = f; return this; }
-
-    public Builder createdAt(Instant t) { this.createdAt = Objects.requireNonNull(t, "createdAt"); return this; }
-
-    /**
-     * Adds the build's warnings (WARNING lines) and errors (ERROR/INTERNAL_ERROR lines and recorded
+     * Adds the build's log lines, warnings (WARNING lines) and errors (ERROR/INTERNAL_ERROR lines and recorded
      * errors; a recorded error whose description was also logged is kept once).
      */
-    public Builder fromBuildLog(List<TrtLogEvent> events, List<RecordedError> recorded) {
-      for (TrtLogEvent e : events) {
-        log.add(e.severity().name() + ' ' + e.kind().wireName() + ": " + e.message());
-        if (e.severity() == TrtSeverity.WARNING) {
-          warnings.add(e.message());
-        } else if (e.isError()) {
-          errors.add(new BuildError(e.errorCode(), e.errorCategory(), e.message()));
-        }
-      }
-      for (RecordedError r : recorded) {
-        boolean logged = errors.stream().anyMatch(x -> x.message().equals(r.description()));
-        if (!logged) {
-          TrtLogClassifier.ErrorLine line = TrtLogClassifier.errorLine(r.description());
-          errors.add(new BuildError(r.code(), line == null ? null : line.category(), r.description()));
-        }
-      }
-      return this;
-    }
+    public Builder fromBuildLog(List<TrtLogEvent> events, List<RecordedError> recorded) { v.takeBuildLog(events, recorded); return this; }
 
-    /** Builds the report; computes the fingerprint when a plan was given and no fingerprint set. */
+    /** Builds the report; the engine layer count defaults to the number of layers given. */
     public BuildReport build() {
-      String fp = engineFingerprint;
-      if (fp == null && plan != null) {
-        fp = fingerprint(plan, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
-      } else if (fp == null && planDigest != null) {
-        MessageDigest sha;
-        try {
-          sha = (MessageDigest) planDigest.clone(); // build() may run more than once
-        } catch (CloneNotSupportedException e) {
-          throw new IllegalStateException("SHA-256 digests are cloneable on every Java platform", e);
-        }
-        fp = fingerprint(sha, tensorrtVersion, gpu.computeCapability(), precision, stronglyTyped, builderFlags);
-      }
-      int engineLayers = engineLayerCount < 0 && !layers.isEmpty() ? layers.size() : engineLayerCount;
-      return new BuildReport(status, modelName, tensorrtVersion, gpu, driverVersion, cudaRuntimeVersion,
-          builderFlags, precision, stronglyTyped, optimizationLevel, networkLayerCount, engineLayers,
-          fusedGroups, layers, deviceMemoryBytes, planBytes, buildMs, phases, warnings, errors, log, diagnosis, fp,
-          createdAt);
+      return new BuildReport(v.frozen());
     }
   }
 }

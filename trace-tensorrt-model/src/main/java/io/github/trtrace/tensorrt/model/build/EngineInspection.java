@@ -1,6 +1,5 @@
-package io.github.trtrace.tensorrt.internal.build;
+package io.github.trtrace.tensorrt.model.build;
 
-import io.github.trtrace.tensorrt.build.BuildReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.internal.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -11,14 +11,14 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** Streaming JSON to plain maps/lists (no databind at run time). Internal. */
-public final class Json {
-  public static final JsonFactory FACTORY = JsonFactory.builder().build();
+/** Streaming JSON to plain maps/lists (no databind at run time). */
+final class Json {
+  static final JsonFactory FACTORY = JsonFactory.builder().build();
 
   private Json() {}
 
   /** Parses a whole document; a clear IllegalArgumentException for malformed input. */
-  public static @Nullable Object parse(String json) {
+  static @Nullable Object parse(String json) {
     try (JsonParser p = FACTORY.createParser(json)) {
       JsonToken t = p.nextToken();
       if (t == null) {
@@ -63,7 +63,7 @@ public final class Json {
   }
 
   @SuppressWarnings("unchecked")
-  public static Map<String, @Nullable Object> object(@Nullable Object o, String what) {
+  static Map<String, @Nullable Object> object(@Nullable Object o, String what) {
     if (o instanceof Map) {
       return (Map<String, @Nullable Object>) o;
     }
@@ -71,7 +71,7 @@ public final class Json {
   }
 
   @SuppressWarnings("unchecked")
-  public static List<@Nullable Object> array(@Nullable Object o, String what) {
+  static List<@Nullable Object> array(@Nullable Object o, String what) {
     if (o == null) {
       return List.of();
     }
@@ -81,22 +81,22 @@ public final class Json {
     throw new IllegalArgumentException(what + ": expected a JSON array but got " + describe(o));
   }
 
-  public static @Nullable String string(Map<String, @Nullable Object> m, String key) {
+  static @Nullable String string(Map<String, @Nullable Object> m, String key) {
     Object o = m.get(key);
     return o == null ? null : o.toString();
   }
 
-  public static long number(Map<String, @Nullable Object> m, String key, long dflt) {
+  static long number(Map<String, @Nullable Object> m, String key, long dflt) {
     Object o = m.get(key);
     return o instanceof Number ? ((Number) o).longValue() : dflt;
   }
 
-  public static double decimal(Map<String, @Nullable Object> m, String key) {
+  static double decimal(Map<String, @Nullable Object> m, String key) {
     Object o = m.get(key);
     return o instanceof Number ? ((Number) o).doubleValue() : Double.NaN;
   }
 
-  public static List<String> strings(Map<String, @Nullable Object> m, String key) {
+  static List<String> strings(Map<String, @Nullable Object> m, String key) {
     List<String> out = new ArrayList<>();
     for (Object o : array(m.get(key), key)) {
       if (o != null) {
@@ -106,7 +106,7 @@ public final class Json {
     return out;
   }
 
-  public static void rethrow(IOException e) {
+  static void rethrow(IOException e) {
     throw new UncheckedIOException(e);
   }
 

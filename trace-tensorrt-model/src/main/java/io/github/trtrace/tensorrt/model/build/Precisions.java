@@ -1,13 +1,13 @@
-package io.github.trtrace.tensorrt.internal.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
-/** Precision names and their order. Internal. */
-public final class Precisions {
+/** Precision names and their order. */
+final class Precisions {
   private Precisions() {}
 
-  public static String normalize(String p) {
+  static String normalize(String p) {
     String s = p.trim().toLowerCase(Locale.ROOT);
     switch (s) {
       case "half":
@@ -27,7 +27,7 @@ public final class Precisions {
    * Width rank of a floating or quantised precision: fp4 1, fp8/int8 2, fp16/bf16 3, fp32 4; 0 for
    * anything else (integers used for indices, bool, unknown), which fallback checks ignore.
    */
-  public static int rank(@Nullable String p) {
+  static int rank(@Nullable String p) {
     if (p == null) {
       return 0;
     }
@@ -52,7 +52,7 @@ public final class Precisions {
    * format"} or {@code "Channel major BFloat16 format where channel % 8 == 0"} (strings listed in
    * NVIDIA's trt-engine-explorer, {@code trex/activations.py}), or null when none is recognised.
    */
-  public static @Nullable String ofFormat(@Nullable String format) {
+  static @Nullable String ofFormat(@Nullable String format) {
     if (format == null) {
       return null;
     }

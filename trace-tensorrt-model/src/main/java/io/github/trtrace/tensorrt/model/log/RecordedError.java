@@ -1,6 +1,7 @@
-package io.github.trtrace.tensorrt.log;
+package io.github.trtrace.tensorrt.model.log;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One error an {@code IErrorRecorder} received (the native shim's recorder, drained from Java):
@@ -22,6 +23,17 @@ public record RecordedError(int code, String description, long epochMicros) {
   /** An error whose time is unknown (e.g. read back from a log). */
   public RecordedError(int code, String description) {
     this(code, description, 0L);
+  }
+
+  /** The category of an {@code "Error Code N: <Category> (...)"} description, e.g. {@code API Usage Error}; else null. */
+  public @Nullable String category() {
+    TrtLogClassifier.ErrorLine line = TrtLogClassifier.errorLine(description);
+    return line == null ? null : line.category();
+  }
+
+  /** What the error is about, classified as an ERROR line with this description. */
+  public TrtLogKind kind() {
+    return TrtLogClassifier.classify(TrtSeverity.ERROR, description);
   }
 
   /** The enum name as in TensorRT's headers, e.g. {@code kFAILED_INITIALIZATION}. */

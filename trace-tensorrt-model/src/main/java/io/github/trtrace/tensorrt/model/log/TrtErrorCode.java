@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.log;
+package io.github.trtrace.tensorrt.model.log;
 
 /**
  * TensorRT's documented {@code nvinfer1::ErrorCode} values, the number in {@code "Error Code N: ..."}

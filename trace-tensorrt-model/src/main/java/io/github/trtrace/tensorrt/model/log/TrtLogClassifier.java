@@ -1,8 +1,5 @@
-package io.github.trtrace.tensorrt.internal.log;
+package io.github.trtrace.tensorrt.model.log;
 
-import io.github.trtrace.tensorrt.log.TrtErrorCode;
-import io.github.trtrace.tensorrt.log.TrtLogKind;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * the test resources). Lines that match no rule are {@link TrtLogKind#OTHER}.
  *
  * <pre>{@code
- * TrtLogKind k = TrtLogClassifier.classify(TrtSeverity.INFO, "[MemUsageChange] Init CUDA: ...");
+ * TrtLogKind k = TrtLogClassifier.classify(TrtSeverity.INFO, "[MemUsageChange] Init CUDA: ..."); // MEMORY_USAGE
+ * TrtLogClassifier.ErrorLine e = TrtLogClassifier.errorLine("... Error Code 6: API Usage Error (...)"); // 6, "API Usage Error"
  * }</pre>
  */
 public final class TrtLogClassifier {
@@ -55,6 +53,7 @@ public final class TrtLogClassifier {
     return classify(severity, message, errorLine(message));
   }
 
+  /** The kind of {@code message} logged at {@code severity}, when its {@link #errorLine} was parsed already. */
   public static TrtLogKind classify(TrtSeverity severity, String message, @Nullable ErrorLine error) {
     TrtLogKind byContent = byContent(message);
     if (byContent != null) {

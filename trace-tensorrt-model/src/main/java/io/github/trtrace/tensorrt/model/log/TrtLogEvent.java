@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.log;
+package io.github.trtrace.tensorrt.model.log;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,4 @@
-package io.github.trtrace.tensorrt.log;
-
-import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
+package io.github.trtrace.tensorrt.model.log;
 
 /**
  * What a TensorRT log line is about, decided by {@link TrtLogClassifier}.

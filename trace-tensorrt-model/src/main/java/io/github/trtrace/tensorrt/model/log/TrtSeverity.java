@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.log;
+package io.github.trtrace.tensorrt.model.log;
 
 /**
  * TensorRT's {@code ILogger::Severity}, with the same numeric codes.

@@ -1,9 +1,9 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.tensorrt.Fixtures;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.Fixtures;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +33,7 @@ class BuildFailureDiagnosisTest {
 
   @Test
   void tensorRt112FailsAlreadyAtBuilderCreationAndTheDiagnosisSaysSo() {
-    List<io.github.trtrace.tensorrt.log.TrtLogEvent> events = Fixtures.events(Fixtures.TRT112_BUILDER_MISSING_SM90);
+    List<io.github.trtrace.tensorrt.model.log.TrtLogEvent> events = Fixtures.events(Fixtures.TRT112_BUILDER_MISSING_SM90);
     BuildFailureDiagnosis d = BuildFailureDiagnosis.diagnose(events.subList(0, 3), List.of());
     assertThat(d.cause()).isEqualTo(BuildFailureDiagnosis.Cause.MISSING_BUILDER_RESOURCE);
     assertThat(d.missingFile()).isEqualTo("libnvinfer_builder_resource_sm90.so.11.2.1");

@@ -1,10 +1,10 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.trtrace.tensorrt.Fixtures;
+import io.github.trtrace.tensorrt.model.Fixtures;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -18,7 +18,7 @@ class BuildReportTest {
   private static final List<String> FIELD_ORDER = List.of("status", "model_name", "tensorrt_version", "gpu",
       "driver_version", "cuda_runtime_version", "builder_flags", "precision", "strongly_typed", "optimization_level",
       "network_layer_count", "engine_layer_count", "fused_groups", "fusion_rate", "layers", "device_memory_bytes",
-      "plan_bytes", "build_ms", "phases", "warnings", "errors", "log", "diagnosis", "engine_fingerprint", "created_at");
+      "plan_bytes", "build_ms", "phases", "progress_events_dropped", "warnings", "errors", "log", "diagnosis", "engine_fingerprint", "created_at");
 
   @Test
   void writtenReportReadsBackEqual(@TempDir Path dir) throws Exception {
@@ -91,17 +91,17 @@ class BuildReportTest {
         + "\nbuilder_flags=BF16,FP16").getBytes(StandardCharsets.UTF_8));
     String expected = HexFormat.of().formatHex(sha.digest());
     assertThat(Reports.baseline().build().engineFingerprint()).isEqualTo(expected);
-    assertThat(BuildReport.fingerprint(plan, "10.15.1", "9.0", "fp16", false, List.of("FP16", "BF16", "FP16")))
+    assertThat(BuildFingerprint.of(plan, "10.15.1", "9.0", "fp16", false, List.of("FP16", "BF16", "FP16")))
         .isEqualTo(expected);
-    assertThat(BuildReport.fingerprint(plan, "10.15.1", "9.0", "fp8", false, List.of("FP16", "BF16")))
+    assertThat(BuildFingerprint.of(plan, "10.15.1", "9.0", "fp8", false, List.of("FP16", "BF16")))
         .isNotEqualTo(expected);
-    assertThat(BuildReport.fingerprint(new byte[] {1, 2, 3, 5}, "10.15.1", "9.0", "fp16", false, List.of("FP16", "BF16")))
+    assertThat(BuildFingerprint.of(new byte[] {1, 2, 3, 5}, "10.15.1", "9.0", "fp16", false, List.of("FP16", "BF16")))
         .isNotEqualTo(expected);
   }
 
   @Test
   void readRejectsUnknownStatusClearly() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> BuildReport.read("{\"status\":\"maybe\",\"model_name\":\"m\"}"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown build status: maybe");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("status must be success or failed, was 'maybe'");
   }
 }

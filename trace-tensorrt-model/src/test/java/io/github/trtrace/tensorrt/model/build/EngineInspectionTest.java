@@ -1,10 +1,8 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.trtrace.tensorrt.internal.build.EngineInspection;
-import io.github.trtrace.tensorrt.internal.build.Precisions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,11 @@
-package io.github.trtrace.tensorrt.build;
+package io.github.trtrace.tensorrt.model.build;
 
-import io.github.trtrace.tensorrt.internal.build.EngineInspection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 
 /** Test reports built from the hand-written, documented-format inspector JSON. */
 final class Reports {
@@ -40,7 +40,8 @@ final class Reports {
         .networkLayerCount(6)
         .inspection(detailed())
         .deviceMemoryBytes(1_000_000)
-        .plan(new byte[] {1, 2, 3, 4})
+        .planBytes(4)
+        .engineFingerprint(BuildFingerprint.of(new byte[] {1, 2, 3, 4}, "10.15.1", "9.0", "fp16", false, List.of("FP16", "BF16")))
         .buildMs(1234.5)
         .phase("Building engine", 1000.25)
         .phase("Tactic selection", 200.0)

@@ -1,12 +1,8 @@
-package io.github.trtrace.tensorrt.internal.log;
+package io.github.trtrace.tensorrt.model.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.tensorrt.Fixtures;
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtErrorCode;
-import io.github.trtrace.tensorrt.log.TrtLogKind;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.Fixtures;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
