@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * {@code TacticName}, and {@code Metadata}: the original network layers, separated by U+001E (U+001F
  * also occurs), e.g. {@code "[ONNX Layer: /attn/MatMul]"}. At the default {@code kLAYER_NAMES_ONLY}
  * each layer is just its name string. Fused engine layers without metadata are named by joining the
- * network layer names with {@code " + "}.
+ * network layer names with {@code " + "}, or, for Myelin's pointwise fusions, by nesting them: {@code
+ * PWN(PWN(a), PWN(b))}; both forms are read.
  *
  * <p>TensorRT 11 changed the shape (NVIDIA's "Migrating IEngineInspector Usage from TensorRT 10.x to
  * 11.x"): {@code Bindings} became {@code "I/O Tensors"}, a list of objects ({@code Name}, {@code IOMode},
@@ -134,7 +135,7 @@ public final class EngineInspection {
     return in.isEmpty() ? null : tensorType(in.get(0));
   }
 
-  /** The network layers an engine layer came from: Metadata when present, else its {@code " + "} joined name. */
+  /** The network layers an engine layer came from: Metadata when present, else its {@code " + "} or {@code PWN(...)} name. */
   public static List<String> networkLayers(String name, @Nullable String layerType, @Nullable String metadata) {
     if (isBuilderInserted(layerType)) {
       return List.of(); // inserted by the builder, not from the network
@@ -154,10 +155,50 @@ public final class EngineInspection {
     }
     for (String part : name.split(" \\+ ")) {
       if (!part.isBlank()) {
-        out.add(part.trim());
+        pointwise(part.trim(), out);
       }
     }
     return out;
+  }
+
+  private static final String PWN = "PWN(";
+
+  /**
+   * Adds the network layers a Myelin pointwise name nests: {@code PWN(PWN(a), PWN(b))} is {@code a} and {@code b}
+   * (as TensorRT 10.6 named the tiny ReLU + add network's one engine layer on the H200). The arguments are split at
+   * top-level commas; a name that is not {@code PWN(...)} with balanced brackets is one network layer.
+   */
+  private static void pointwise(String name, List<String> out) {
+    List<String> args = name.startsWith(PWN) && name.endsWith(")") ? topLevelArgs(name.substring(PWN.length(), name.length() - 1)) : null;
+    if (args == null) {
+      out.add(name);
+      return;
+    }
+    for (String a : args) {
+      pointwise(a, out);
+    }
+  }
+
+  /** {@code s} split at commas outside brackets, trimmed; null when its brackets do not balance or a part is empty. */
+  private static @Nullable List<String> topLevelArgs(String s) {
+    List<String> args = new ArrayList<>();
+    int depth = 0;
+    int start = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '(' || c == '[') {
+        depth++;
+      } else if (c == ')' || c == ']') {
+        if (--depth < 0) {
+          return null;
+        }
+      } else if (c == ',' && depth == 0) {
+        args.add(s.substring(start, i).trim());
+        start = i + 1;
+      }
+    }
+    args.add(s.substring(start).trim());
+    return depth != 0 || args.stream().anyMatch(String::isEmpty) ? null : args;
   }
 
   private static boolean isBuilderInserted(@Nullable String layerType) {

@@ -117,4 +117,33 @@ class EngineInspectionTest {
     assertThat(Precisions.ofFormat("Half")).isEqualTo("fp16");
     assertThat(Precisions.ofFormat("Unknown format")).isNull();
   }
+
+  /** The tiny network's engine layer as TensorRT 10.6 named it on the H200 (gpu-runs/gpucheck-2026-12-01-trt10.6-run3.txt). */
+  private static final String PWN_TINY = "PWN(PWN((Unnamed Layer* 0) [Activation]), PWN((Unnamed Layer* 1) [ElementWise]))";
+
+  @Test
+  void aMyelinPointwiseLayerWithoutMetadataIsTheFusionOfTheLayersItsNameNests() {
+    EngineInspection detailed = EngineInspection.parse("{\"Layers\":[{\"Name\":\"" + PWN_TINY + "\",\"LayerType\":\"PointWiseV2\","
+        + "\"ParameterType\":\"PointWise\",\"Metadata\":\"\",\"Inputs\":[{\"Name\":\"input\",\"Format/Datatype\":\"Float\"}],"
+        + "\"Outputs\":[{\"Name\":\"output\",\"Format/Datatype\":\"Float\"}]}],\"Bindings\":[\"input\",\"output\"]}");
+    EngineInspection namesOnly = EngineInspection.parse("{\"Layers\":[\"" + PWN_TINY + "\"],\"Bindings\":[\"input\",\"output\"]}");
+    for (EngineInspection info : List.of(detailed, namesOnly)) {
+      assertThat(info.fusedGroups()).singleElement().satisfies(g -> {
+        assertThat(g.engineLayer()).isEqualTo(PWN_TINY);
+        assertThat(g.networkLayers()).containsExactly("(Unnamed Layer* 0) [Activation]", "(Unnamed Layer* 1) [ElementWise]");
+      });
+      BuildReport report = BuildReport.builder("gpucheck-tiny").inspection(info).networkLayerCount(2).build();
+      assertThat(report.fusionRate()).isEqualTo(1.0);
+      assertThat(report.allFused("Activation")).isTrue();
+    }
+  }
+
+  @Test
+  void pointwiseNamesAreFlattenedAndASingleLayerIsNoFusion() {
+    assertThat(EngineInspection.networkLayers("PWN(a, PWN(b, c))", null, null)).containsExactly("a", "b", "c");
+    assertThat(EngineInspection.networkLayers("PWN((Unnamed Layer* 3) [Activation])", null, null))
+        .containsExactly("(Unnamed Layer* 3) [Activation]");
+    assertThat(EngineInspection.networkLayers("PWN(x, y) + z", null, null)).containsExactly("x", "y", "z");
+    assertThat(EngineInspection.networkLayers("PWN(unbalanced, (", null, null)).containsExactly("PWN(unbalanced, (");
+  }
 }
