@@ -1,5 +1,5 @@
 # GPU host side, from the project root, after the twelve .gpu/trt106/stash.sh carries and cp -r <app> /root/app
-# (see ../../GPU-RESULTS.md): runs the GPU check on TensorRT 10.6; output and artifacts under $OUT.
+# (see trace-tensorrt/GPU-RESULTS.md): runs the GPU check on TensorRT 10.6; output and artifacts under $OUT.
 set -o pipefail
 source .gpu/trt106/env.sh || exit 3
 export NCCL_NVLS_ENABLE=0

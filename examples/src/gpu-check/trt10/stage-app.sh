@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds trace-core + trace-tensorrt (classes and the native shim) for one TensorRT line, compiles the GPU
-# check program (src/gpu/java, never part of the published jar) against them, and copies it with every jar
-# it needs, including the linux-x86_64 JavaCPP natives of that line, into one folder for the GPU host.
-# Usage: trace-tensorrt/src/gpu/stage-app.sh [destination folder, default /work/main/.gpu/app] [maven profile]
-#   profile: empty for the default line (TensorRT 10.15), or trt-10.6 (see trace-tensorrt/pom.xml)
+# Builds trace-core, trace-tensorrt-model and trace-tensorrt (classes and the native shim) for one TensorRT 10.x
+# line, compiles the GPU check program (examples/src/gpu-check/trt10/java, never part of a published jar) against
+# them, and copies it with every jar it needs, including the linux-x86_64 JavaCPP natives of that line, into one
+# folder for the GPU host.
+# Usage: examples/src/gpu-check/trt10/stage-app.sh [destination folder, relative to where you run it; default
+#   <root>/.gpu/app] [maven profile: empty for the default line (TensorRT 10.15), or trt-10.6 (trace-tensorrt/pom.xml)]
 # Then run there: source <TensorRT env.sh> && $JAVA -cp '<folder>/*' io.github.trtrace.examples.gpucheck.GpuCheck
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-DEST=${1:-/work/main/.gpu/app}
+ROOT=$(cd "$(dirname "$0")/../../../.." && pwd)
+DEST=${1:-$ROOT/.gpu/app}
+rm -rf "$DEST" && mkdir -p "$DEST" && DEST=$(cd "$DEST" && pwd)   # absolute, against the caller's folder
 PROFILE=${2:-}
 M2=${M2_REPO:-$HOME/.m2/repository}
 cd "$ROOT"
@@ -52,16 +54,15 @@ JARS=(
   "$M2/com/fasterxml/jackson/core/jackson-core/$JACKSON/jackson-core-$JACKSON.jar"
   "$M2/org/jctools/jctools-core/$JCTOOLS/jctools-core-$JCTOOLS.jar"   # trace-core's classes, unshaded
 )
-OUT=trace-tensorrt/target/gpucheck
+OUT=examples/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
-CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
+CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt-model/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
 # The network and a request's device state live in the examples (shared with the demo's TensorRT backend):
-# compiled here from source, so the check needs no examples build (and trace-tensorrt still depends on nothing).
+# compiled here from source, so the check needs no examples build.
 javac --release 17 -nowarn -cp "$CP:$M2/org/jspecify/jspecify/$JSPECIFY/jspecify-$JSPECIFY.jar" -d "$OUT/classes" \
-  $(find trace-tensorrt/src/gpu/java examples/src/main/java/io/github/trtrace/examples/tensorrt -name '*.java')
+  $(find examples/src/gpu-check/trt10/java examples/src/main/java/io/github/trtrace/examples/tensorrt -name '*.java')
 
-rm -rf "$DEST" && mkdir -p "$DEST"
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
-jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt/target/classes .
+jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt-model/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
 du -sh "$DEST"; ls -la "$DEST"

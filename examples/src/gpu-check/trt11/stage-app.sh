@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds trace-core + trace-tensorrt against the TensorRT 11.2 preset (-Ptrt-11.2: classes and the native shim),
-# compiles the TensorRT 11 check (src/gpu11/java, never part of the published jar) against them, and copies it
+# Builds trace-core, trace-tensorrt-model and trace-tensorrt against the TensorRT 11.2 preset (-Ptrt-11.2: classes and
+# the native shim), compiles the TensorRT 11 check (examples/src/gpu-check/trt11/java, never part of a published
+# jar) against them, and copies it
 # with every jar it needs, the linux-x86_64 JavaCPP JNI parts included, into <project>/.gpu/trt-compat/app.
 # TensorRT 11.2 itself (libnvinfer.so.11), the JRE and the cuDNN stand-ins come from ../shared/gpu/stage-trt112.sh.
-# Usage: trace-tensorrt/src/gpu11/stage-app.sh [destination-project-root, default /work/main]
+# Usage: examples/src/gpu-check/trt11/stage-app.sh [destination project root, relative to where you run it; default <root>]
 # Then on the GPU host (after stashing c00..c04 of .gpu/trt112): bash .gpu/trt-compat/run11.sh, or: source .gpu/trt112/env.sh &&
 #   $JAVA --enable-native-access=ALL-UNNAMED -cp '.gpu/trt-compat/app/*' io.github.trtrace.examples.gpucheck.Trt11Check
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-DEST=$(cd "${1:-/work/main}" && pwd)/.gpu/trt-compat/app
+ROOT=$(cd "$(dirname "$0")/../../../.." && pwd)
+DEST=$(cd "${1:-$ROOT}" && pwd)/.gpu/trt-compat/app   # absolute, against the caller's folder
 M2=${M2_REPO:-$HOME/.m2/repository}
 JDK=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 cd "$ROOT"
@@ -36,14 +37,14 @@ JARS=(
   "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar"
   "$M2/com/fasterxml/jackson/core/jackson-core/$JACKSON/jackson-core-$JACKSON.jar"
 )
-OUT=trace-tensorrt/target/gpucheck11
+OUT=examples/target/gpucheck11
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
-CP="trace-core/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
-"$JDK/bin/javac" --release 17 -nowarn -cp "$CP" -d "$OUT/classes" $(find trace-tensorrt/src/gpu11/java -name '*.java')
+CP="trace-core/target/classes:trace-tensorrt-model/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
+"$JDK/bin/javac" --release 17 -nowarn -cp "$CP" -d "$OUT/classes" $(find examples/src/gpu-check/trt11/java -name '*.java')
 
 rm -rf "$DEST" && mkdir -p "$DEST"
 "$JDK/bin/jar" cf "$DEST/trtrace-gpucheck11.jar" -C "$OUT/classes" .
-"$JDK/bin/jar" cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-tensorrt/target/classes .
+"$JDK/bin/jar" cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-tensorrt-model/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
-cp trace-tensorrt/src/gpu11/run11.sh "$DEST/../run11.sh"
+cp examples/src/gpu-check/trt11/run11.sh "$DEST/../run11.sh"
 du -sh "$DEST"; ls -la "$DEST"

@@ -10,8 +10,6 @@ import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
 import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.internal.shim.ProgressBar;
-import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.ShimProgressMonitor;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
@@ -149,35 +147,30 @@ public final class TracedBuilder implements AutoCloseable {
   public Result build(String modelName, INetworkDefinition network, IBuilderConfig config, @Nullable Path planPath)
       throws IOException {
     List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
-    List<ProgressEvent> progress = new ArrayList<>();
     ShimProgressMonitor monitor = ShimProgressMonitor.create();
     config.setProfilingVerbosity(nvinfer.ProfilingVerbosity.kDETAILED);
     config.setProgressMonitor(monitor.asTensorRt());
     recorder.drain(); // errors of earlier calls are not this build's
     recorder.clear(); // no TensorRT call runs now: empty TensorRT's view so each build has the full capacity
     running = monitor;
-    ProgressPrinter printer = progressOut == null ? null : new ProgressPrinter(monitor, progressOut, progress);
+    BuildProgress progress = new BuildProgress(monitor, progressOut, progressOut == null ? 20 : 200);
     long t0 = System.nanoTime();
     long t1;
     IHostMemory plan;
     try (TrtLogPipeline.Scope scope = pipeline.openScope("build:" + modelName, events::add)) {
-      if (printer != null) {
-        printer.start();
-      }
+      progress.start();
       plan = builder.buildSerializedNetwork(network, config);
     } finally {
       t1 = System.nanoTime();
-      if (printer != null) {
-        printer.finish();
-      }
+      progress.finish();
       running = null;
       config.setProgressMonitor(null);
-      progress.addAll(monitor.drain());
       monitor.close();
     }
     List<RecordedError> errors = recorder.drain();
     BuildReport.Builder r = environment(modelName, config, network).buildMs((t1 - t0) / 1e6);
-    BuildPhases.topLevel(progress, t1).forEach(p -> r.phase(p.name(), p.ms()));
+    progress.topLevel(t1).forEach(p -> r.phase(p.name(), p.ms()));
+    r.progressEventsDropped(progress.dropped());
     List<TrtLogEvent> log = List.copyOf(events);
     byte[] bytes = null;
     Path written = null;
@@ -303,56 +296,5 @@ public final class TracedBuilder implements AutoCloseable {
   public void close() {
     TensorRtObjects.destroy(builder);
     recorder.close();
-  }
-
-  /** Drains the monitor while the build runs and redraws the bar; keeps the drained events. */
-  private static final class ProgressPrinter extends Thread {
-    private final ShimProgressMonitor monitor;
-    private final PrintStream out;
-    private final List<ProgressEvent> sink;
-    private final ProgressBar bar = ProgressBar.create(40);
-    private volatile boolean done;
-
-    ProgressPrinter(ShimProgressMonitor monitor, PrintStream out, List<ProgressEvent> sink) {
-      super("trtrace-build-progress");
-      setDaemon(true);
-      this.monitor = monitor;
-      this.out = out;
-      this.sink = sink;
-    }
-
-    @Override
-    public void run() {
-      while (!done) {
-        drawOnce();
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    private synchronized void drawOnce() {
-      List<ProgressEvent> events = monitor.drain();
-      if (!events.isEmpty()) {
-        sink.addAll(events);
-        bar.acceptAll(events);
-        out.print("\r" + bar.render());
-        out.flush();
-      }
-    }
-
-    void finish() {
-      done = true;
-      interrupt();
-      try {
-        join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      drawOnce();
-      out.println();
-    }
   }
 }

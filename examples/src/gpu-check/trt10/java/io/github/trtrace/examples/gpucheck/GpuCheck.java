@@ -309,6 +309,9 @@ public final class GpuCheck {
     int nbViaPreset = attached == null ? -1 : attached.getNbErrors();
     List<RecordedError> errors = recorder.drain();
     List<ProgressEvent> events = monitor.drain();
+    // drained once, after the build: the buffer keeps the first DEFAULT_CAPACITY events and counts the rest
+    String progress = events.size() + " received, " + monitor.droppedEvents() + " dropped (buffer "
+        + ShimProgressMonitor.DEFAULT_CAPACITY + ")";
     int refsAfterBuild = recorder.refCount();
     long planBytes = plan == null || plan.isNull() ? -1 : plan.size();
     // Reverse order of creation; the recorder and the monitor outlive what TensorRT calls them from.
@@ -325,14 +328,14 @@ public final class GpuCheck {
     for (RecordedError e : errors) {
       System.out.println("   RECORDED " + e.code() + " " + e.codeName() + " | " + e.description());
     }
-    System.out.println("   progress events: " + events.size() + " monitorInstalled=" + monitorInstalled);
+    System.out.println("   progress events: " + progress + " monitorInstalled=" + monitorInstalled);
     for (ProgressEvent e : events) {
       System.out.println("   PROGRESS " + e);
     }
     if (planBytes >= 0) {
       builderDiagnosis = "";
       return "engine built (" + planBytes + " bytes) in " + buildMs + " ms; errors=" + errors.size()
-          + " progress events=" + events.size();
+          + " progress events: " + progress;
     }
     boolean missingResource = errors.stream().anyMatch(e -> e.description().contains("libnvinfer_builder_resource"));
     builderDiagnosis = missingResource
@@ -349,7 +352,7 @@ public final class GpuCheck {
     RecordedError first = errors.get(0);
     return "build failed as expected in " + buildMs + " ms; recorder got code " + first.code() + " (" + first.codeName()
         + ")" + (missingResource ? " missing builder resource" : "") + "; refs=" + refsAfterSet
-        + "; progress events=" + events.size();
+        + "; progress events: " + progress;
   }
 
   /** The real bridge: TensorRT's own messages through TensorRtLogger into the pipeline. */
