@@ -52,7 +52,7 @@ import org.bytedeco.tensorrt.nvinfer.ITensor;
 
 /**
  * Runs every GPU-capable check of trace-tensorrt on a real GPU in one go and prints a table last.
- * Not part of the published jar: built and staged by {@code trace-tensorrt/src/gpu/stage-app.sh}.
+ * Not part of the published jar: built and staged by {@code examples/src/gpu-check/trt10/stage-app.sh}.
  * Checks that need a built engine detect the missing builder resource, print the diagnosis and SKIP.
  *
  * <pre>{@code

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A build report captured on the H200 (TracedBuilder in the GPU check, 2026-11-30; see
- * trace-tensorrt/gpu-runs/gpucheck-2026-11-30-run3.txt): the real failed build, read back and put
+ * gpu-runs/gpucheck-2026-11-30-run3.txt): the real failed build, read back and put
  * through diff and gate the way CI would.
  */
 class CapturedReportTest {
