@@ -1,3 +1,4 @@
+// Over 400 lines: the probes of every fact the doctor reports (TensorRT, CUDA, GPUs, builder resource, NVML, shim), each guarded for a missing library; the rules are in DoctorAdvice.
 package io.github.trtrace.tensorrt.doctor;
 
 import io.github.trtrace.core.gpu.GpuReading;

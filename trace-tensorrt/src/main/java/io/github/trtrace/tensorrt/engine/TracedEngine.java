@@ -1,3 +1,4 @@
+// Over 400 lines: the engine's public surface (builder with its options, request and infer forms, the close protocol) with the javadoc each needs; execution itself is in TracedExecution.
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;

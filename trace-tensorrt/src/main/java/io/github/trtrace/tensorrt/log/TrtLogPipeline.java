@@ -1,3 +1,4 @@
+// Over 400 lines: one job (a TensorRT line from callback to listeners: scope attribution, redaction, rate limiting, printing) whose parts share the hot path's state.
 package io.github.trtrace.tensorrt.log;
 
 import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
