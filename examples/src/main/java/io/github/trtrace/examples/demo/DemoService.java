@@ -131,7 +131,7 @@ public final class DemoService implements AutoCloseable {
     DemoService s = new DemoService(config, backend, tb.build());
     s.server.start();
     say.accept("listening on " + s.uri() + PATH + " with " + config.workers() + " workers and "
-        + config.queueCapacity() + " queue places; context storage " + RequestContext.storageName());
+        + config.queueCapacity() + " queue places");
     log.info("demo service started on {}", s.uri());
     return s;
   }

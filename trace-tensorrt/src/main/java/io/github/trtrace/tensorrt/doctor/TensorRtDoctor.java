@@ -1,7 +1,7 @@
 // Over 400 lines: the probes of every fact the doctor reports (TensorRT, CUDA, GPUs, builder resource, NVML, shim), each guarded for a missing library; the rules are in DoctorAdvice.
 package io.github.trtrace.tensorrt.doctor;
 
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
 import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
@@ -349,7 +349,7 @@ public final class TensorRtDoctor {
   /** NVML's reading of GPU 0 and the NVIDIA driver version, into {@code b}. */
   private static void probeNvml(DoctorFacts.Builder b) {
     try (NvmlMetricsSource nvml = NvmlMetricsSource.open(0)) {
-      GpuReading r = nvml.read();
+      GpuMetricsSource.Reading r = nvml.read();
       b.nvml(true, String.format(Locale.ROOT, "%s: util %.0f%%, memory %.0f/%.0f MiB, %.0f C, SM %.0f MHz%s",
           nvml.deviceName(), r.utilPercent(), r.memUsedMb(), r.memTotalMb(), r.temperatureC(), r.smClockMhz(),
           r.throttleReasons().isEmpty() ? "" : ", clock events " + r.throttleReasons()));

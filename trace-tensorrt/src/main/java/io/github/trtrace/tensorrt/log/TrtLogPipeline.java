@@ -5,7 +5,7 @@ import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.model.log.TrtLogKind;
 import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.tensorrt.model.log.TrtLogClassifier;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
