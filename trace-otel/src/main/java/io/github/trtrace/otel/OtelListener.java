@@ -85,7 +85,7 @@ final class OtelListener implements TrtraceOpenTelemetry {
               .setSpanKind(kind)
               .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS)
               .setAllAttributes(names.spanAttributes)
-              .setAttribute(GenAiConvention.REQUEST_ID, trace.requestId())
+              .setAttribute(GenAiConvention.REQUEST_ID, RecordConvention.text(trace.requestId()))
               .startSpan();
       SpanContext sc = span.getSpanContext();
       if (sc.isValid()) {

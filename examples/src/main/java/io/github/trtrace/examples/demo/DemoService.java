@@ -33,6 +33,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +89,8 @@ public final class DemoService implements AutoCloseable {
   private final ThreadPoolExecutor workerPool;
   private final ExecutorService workers;
   private final Semaphore places;
+  /** The OpenTelemetry SDK the demo set up, closed after the tracer; null when nothing is exported. */
+  private @Nullable AutoCloseable openTelemetry;
 
   private DemoService(Config config, Backend backend, InferenceTracer tracer) throws IOException {
     this.config = config;
@@ -110,6 +113,12 @@ public final class DemoService implements AutoCloseable {
    * the start-up statement (backend, sinks, address).
    */
   public static DemoService start(Config config, Backend backend, Consumer<String> say) throws IOException {
+    return start(config, backend, say, System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"));
+  }
+
+  /** {@link #start(Config, Backend, Consumer)} exporting to {@code otlpEndpoint} when it is set. */
+  static DemoService start(Config config, Backend backend, Consumer<String> say, @Nullable String otlpEndpoint)
+      throws IOException {
     Path parent = config.log().toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
@@ -127,8 +136,13 @@ public final class DemoService implements AutoCloseable {
       tb.gpuMetrics(gpu, GPU_POLL);
       say.accept("GPU metrics: NVML every " + GPU_POLL.toMillis() + " ms (gpu_util, gpu_mem_util on each record)");
     }
-    openTelemetry(tb, say);
+    AutoCloseable sdk = openTelemetry(tb, say, otlpEndpoint);
     DemoService s = new DemoService(config, backend, tb.build());
+    if (sdk != null) {
+      s.openTelemetry = sdk;
+      // On SIGTERM as on close(): the tracer first (its last spans end), then the SDK (its final export).
+      Runtime.getRuntime().addShutdownHook(new Thread(s::closeTracing, "demo-tracing-shutdown"));
+    }
     s.server.start();
     say.accept("listening on " + s.uri() + PATH + " with " + config.workers() + " workers and "
         + config.queueCapacity() + " queue places");
@@ -141,23 +155,27 @@ public final class DemoService implements AutoCloseable {
    * trace-otel, with an OpenTelemetry SDK configured from the standard {@code OTEL_*} variables (OTLP over
    * HTTP/protobuf by default), as a host application would set one up. Without it nothing is exported.
    */
-  static void openTelemetry(InferenceTracer.Builder tb, Consumer<String> say) {
-    String endpoint = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  static @Nullable AutoCloseable openTelemetry(InferenceTracer.Builder tb, Consumer<String> say, @Nullable String endpoint) {
     if (endpoint == null || endpoint.isBlank()) {
       say.accept("OpenTelemetry: off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)");
-      return;
+      return null;
     }
+    // Closed by close() after the tracer, not by a shutdown hook of its own: metrics are exported every
+    // 60 s, so a shorter run's only export is the SDK's close; a hook of its own ran in parallel with the
+    // tracer's, or never within a run (the demo runs inside Maven's JVM), and no metric left (issue 19).
     io.opentelemetry.sdk.OpenTelemetrySdk sdk =
         io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk.builder()
             .addPropertiesSupplier(() -> java.util.Map.of(
                 "otel.service.name", "trtrace-demo",
+                "otel.exporter.otlp.endpoint", endpoint,
                 "otel.exporter.otlp.protocol", "http/protobuf",
                 "otel.logs.exporter", "none"))
+            .disableShutdownHook()
             .build()
             .getOpenTelemetrySdk();
-    Runtime.getRuntime().addShutdownHook(new Thread(sdk::close, "otel-sdk-shutdown"));
     tb.listener(io.github.trtrace.otel.TrtraceOpenTelemetry.create(sdk));
     say.accept("OpenTelemetry: exporting spans and metrics to " + endpoint + " (OTLP)");
+    return sdk;
   }
 
   public URI uri() {
@@ -321,7 +339,20 @@ public final class DemoService implements AutoCloseable {
     }
     httpThreads.shutdownNow();
     tracer.flush().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
-    tracer.close();
+    closeTracing();
     backend.close();
+  }
+
+  /** Closes the tracer, then the OpenTelemetry SDK (spans flushed, metrics exported a last time); idempotent. */
+  private void closeTracing() {
+    tracer.close();
+    AutoCloseable sdk = openTelemetry;
+    if (sdk != null) {
+      try {
+        sdk.close();
+      } catch (Exception e) {
+        log.warn("closing the OpenTelemetry SDK failed", e);
+      }
+    }
   }
 }

@@ -65,6 +65,12 @@ public final class RecordJson {
   private static final class Writer implements RecordConvention.FieldVisitor {
     final JsonWriter json = JsonWriter.create(new StringBuilder(0), RecordConvention.MAX_TEXT_LENGTH);
 
+    /** The JSON writer escapes control and format characters itself: they parse back as they were. */
+    @Override
+    public boolean escapesInvisible() {
+      return true;
+    }
+
     @Override
     public void timestamp(String name, Instant value) {
       // only digits and separators: appended in place, no escaping and no intermediate String
