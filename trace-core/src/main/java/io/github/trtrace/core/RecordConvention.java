@@ -221,7 +221,7 @@ public final class RecordConvention {
     duration(v, GPU_MS, r.gpuMs());
     SharedLaunch.Summary batching = r.batching();
     if (batching != null && batching.shareMethod() != null) {
-      v.text(GPU_MS_METHOD, text(batching.shareMethod()));
+      v.text(GPU_MS_METHOD, sanitize(batching.shareMethod(), MAX_TEXT_LENGTH, escape));
     }
     duration(v, DECODE_MS, r.decodeMs());
     duration(v, POSTPROCESS_MS, r.postprocessMs());
@@ -234,7 +234,7 @@ public final class RecordConvention {
     percent(v, GPU_MEM_UTIL_MAX, r.gpuMemUtilMax());
     duration(v, GPU_MEM_USED_MB, r.gpuMemUsedMb());
     if (batching != null) {
-      batching(v, batching);
+      batching(v, batching, escape);
     }
     text(v, ENGINE_FINGERPRINT, r.engineFingerprint(), escape);
     text(v, SAMPLED_REASON, r.sampledReason(), escape);
@@ -259,7 +259,7 @@ public final class RecordConvention {
     }
   }
 
-  private static void batching(FieldVisitor v, SharedLaunch.Summary b) {
+  private static void batching(FieldVisitor v, SharedLaunch.Summary b, boolean escape) {
     if (b.launchCount() > 0) {
       v.count(LAUNCH_COUNT, b.launchCount());
       count(v, FIRST_LAUNCH_ID, b.firstLaunchId());
@@ -277,9 +277,10 @@ public final class RecordConvention {
     if (!b.slowedBy().isEmpty()) {
       List<SharedLaunch.Neighbour> clean = new ArrayList<>(b.slowedBy().size());
       for (SharedLaunch.Neighbour n : b.slowedBy()) {
-        clean.add(n.requestId().equals(text(n.requestId())) && n.prefillTokens() >= 0 && n.launches() >= 0
+        String id = sanitize(n.requestId(), MAX_TEXT_LENGTH, escape);
+        clean.add(n.requestId().equals(id) && n.prefillTokens() >= 0 && n.launches() >= 0
             ? n
-            : new SharedLaunch.Neighbour(text(n.requestId()), Math.max(0, n.prefillTokens()), Math.max(0, n.launches())));
+            : new SharedLaunch.Neighbour(id, Math.max(0, n.prefillTokens()), Math.max(0, n.launches())));
       }
       v.neighbours(SLOWED_BY, clean);
     }

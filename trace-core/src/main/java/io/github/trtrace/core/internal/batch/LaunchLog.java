@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -40,13 +39,13 @@ public final class LaunchLog implements AutoCloseable {
     lineWriter = writer;
   }
 
-  private static final Object STOP = new Object();
   /** Launches waiting to be written at most; more are dropped (counted, logged). */
   static final int CAPACITY = 1024;
 
   private final RecordSink sink;
   private final int maxMembers;
-  private final ArrayBlockingQueue<Object> queue;
+  /** Lock-free: a lock would allocate a wait node on the scheduler thread under contention. */
+  private final org.jctools.queues.atomic.MpscAtomicArrayQueue<LaunchImpl> queue;
   private final Thread worker;
   private final StringBuilder line = new StringBuilder(4096);
   private final JsonWriter json = JsonWriter.create(line, RecordConvention.MAX_TEXT_LENGTH);
@@ -56,6 +55,8 @@ public final class LaunchLog implements AutoCloseable {
   private volatile long lost;
   private final List<Flush> flushes = new ArrayList<>();
   private volatile boolean closed;
+  /** Set by {@link #close()}: the worker drains what is queued and stops. */
+  private volatile boolean stop;
 
   private record Flush(long target, CompletableFuture<Void> done) {}
 
@@ -69,7 +70,7 @@ public final class LaunchLog implements AutoCloseable {
     }
     this.sink = sink;
     this.maxMembers = maxMembers;
-    this.queue = new ArrayBlockingQueue<>(CAPACITY);
+    this.queue = new org.jctools.queues.atomic.MpscAtomicArrayQueue<>(CAPACITY);
     this.worker = new Thread(this::run, "trtrace-launch-log");
     worker.setDaemon(true);
     worker.start();
@@ -112,16 +113,18 @@ public final class LaunchLog implements AutoCloseable {
     long handled = 0;
     boolean dirty = false;
     while (true) {
-      Object next;
-      try {
-        next = queue.poll(20, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        continue; // stopped only by STOP, so that nothing queued is lost
+      LaunchImpl next = queue.poll();
+      if (next == null) {
+        if (stop && queue.isEmpty()) {
+          break;
+        }
+        if (!dirty && !hasFlushes()) {
+          java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L); // idle: a launch line waits at most this long
+          continue;
+        }
       }
-      if (next == STOP) {
-        break;
-      }
-      if (next instanceof LaunchImpl l) {
+      if (next != null) {
+        LaunchImpl l = next;
         try {
           encode(l);
         } finally {
@@ -193,14 +196,8 @@ public final class LaunchLog implements AutoCloseable {
     }
     closed = true;
     boolean interrupted = false;
-    while (true) {
-      try {
-        queue.put(STOP);
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
+    stop = true;
+    java.util.concurrent.locks.LockSupport.unpark(worker);
     try {
       worker.join(TimeUnit.SECONDS.toMillis(10));
     } catch (InterruptedException e) {

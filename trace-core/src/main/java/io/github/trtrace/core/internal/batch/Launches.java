@@ -7,7 +7,6 @@ import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -35,9 +34,10 @@ public final class Launches {
   /**
    * Free launch objects (with their member arrays grown to the largest batch they served). A launch
    * is made only when none is free, so only as many exist as were ever in flight at once; the pool
-   * never allocates (an array queue).
+   * never allocates nor blocks (a lock-free array queue: a lock would allocate a wait node under contention).
    */
-  private final ArrayBlockingQueue<LaunchImpl> pool = new ArrayBlockingQueue<>(POOL);
+  private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<LaunchImpl> pool =
+      new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(POOL);
   private final LongAdder opened = new LongAdder();
 
   /**
