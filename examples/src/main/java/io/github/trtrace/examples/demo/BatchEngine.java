@@ -162,9 +162,11 @@ final class BatchEngine implements AutoCloseable {
           if (r == null) {
             continue;
           }
-          waiting.add(r);
+          admit(r);
         }
-        inbox.drainTo(waiting);
+        for (Request r = inbox.poll(); r != null; r = inbox.poll()) {
+          admit(r);
+        }
         step();
       }
     } catch (InterruptedException e) {
@@ -173,6 +175,11 @@ final class BatchEngine implements AutoCloseable {
       fail(e);
       throw e;
     }
+  }
+
+  private void admit(Request r) {
+    waiting.add(r);
+    recorder.waiting(r.trace);
   }
 
   private void step() {
@@ -289,6 +296,8 @@ final class BatchEngine implements AutoCloseable {
       victim.preemptedAt = now;
       victim.waitingSince = now;
       waiting.addFirst(victim);
+      recorder.preempting(victim.trace, "kv_cache_full");
+      recorder.waiting(victim.trace);
     }
   }
 

@@ -41,6 +41,18 @@ interface LaunchRecorder extends AutoCloseable {
     }
   }
 
+  /**
+   * {@code trace} starts waiting for a batch slot now: admitted to an engine, or put back after a preemption
+   * (on the engine thread, before the step that follows). For a recorder that times the wait itself.
+   */
+  default void waiting(InferenceTrace trace) {}
+
+  /**
+   * {@code trace} is preempted now ({@code reason}, e.g. {@code kv_cache_full}): its cache is dropped and it
+   * waits to be recomputed. For a recorder that times the loss itself; {@link #preempted} reports it done.
+   */
+  default void preempting(InferenceTrace trace, String reason) {}
+
   /** A launch ran. */
   void launched(Launch launch);
 
