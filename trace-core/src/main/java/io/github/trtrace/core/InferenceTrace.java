@@ -1,5 +1,7 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.InferenceTracer.TracedRunnable;
+import io.github.trtrace.core.InferenceTracer.TracedCallable;
 import java.util.List;
 
 /**

@@ -1,5 +1,7 @@
+// Over 400 lines: the one place that names every record field (the constants and their documented meaning).
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -94,6 +96,23 @@ public final class RecordConvention {
   private static final Instant MAX_TIMESTAMP = Instant.ofEpochSecond(253402300799L, 999_999_000);
 
   private RecordConvention() {}
+
+  /**
+   * {@code record} as one JSON object in this convention, without a line terminator: the line the
+   * JSON Lines file sink writes.
+   *
+   * <pre>{@code
+   * String json = RecordConvention.toJson(record);   // {"timestamp":"...","request_id":"req-1",...}
+   * }</pre>
+   */
+  public static String toJson(InferenceRecord record) {
+    return TracerFactory.toJson(record);
+  }
+
+  /** Appends {@code record} as one JSON object and a {@code '\n'}: exactly one line. */
+  public static void appendJsonLine(InferenceRecord record, StringBuilder out) {
+    TracerFactory.appendJsonLine(record, out);
+  }
 
   /**
    * Receives a record's known fields, sanitised, in the order of the JSON line. Names are this

@@ -7,7 +7,7 @@ import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.TraceScope;
-import io.github.trtrace.core.internal.JsonWriter;
+import io.github.trtrace.core.internal.json.JsonWriter;
 import io.github.trtrace.core.sampling.Sampler;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

@@ -174,7 +174,7 @@ public final class DemoService implements AutoCloseable {
     say.accept("listening on " + s.uri() + PATH + " with " + config.workers()
         + (batched ? " engines, " + config.batching().describe() + ", launch log " + Analysis.display(
             launchLog(config.log())) + "," : " workers (one request each) and") + " "
-        + config.queueCapacity() + " queue places; context storage " + RequestContext.storageName());
+        + config.queueCapacity() + " queue places");
     log.info("demo service started on {}", s.uri());
     return s;
   }

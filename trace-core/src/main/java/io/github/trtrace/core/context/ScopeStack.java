@@ -1,6 +1,6 @@
 package io.github.trtrace.core.context;
 
-import io.github.trtrace.core.internal.ContextAccess.ReusableScope;
+import io.github.trtrace.core.internal.context.ContextAccess.ReusableScope;
 import java.util.Map;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;

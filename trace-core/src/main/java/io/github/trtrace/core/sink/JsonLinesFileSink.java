@@ -1,8 +1,8 @@
 package io.github.trtrace.core.sink;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.json.RecordJson;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.json.RecordJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes records as JSON Lines (UTF-8, one {@link RecordJson} object a line) to a file, with
+ * Writes records as JSON Lines (UTF-8, one {@link io.github.trtrace.core.RecordConvention#toJson JSON object} a line) to a file, with
  * buffering, time-based flushing, optional fsync and size-based rotation.
  *
  * <p><b>Whole lines only.</b> Each record is encoded completely before any byte of it is written,

@@ -6,7 +6,7 @@ import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToDevice;
 import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
 import io.github.trtrace.tensorrt.doctor.DoctorReport;
@@ -484,7 +484,7 @@ public final class GpuCheck {
   private String nvml() throws Exception {
     try (NvmlMetricsSource nvml = NvmlMetricsSource.open(0)) {
       gpuName = nvml.deviceName();
-      GpuReading r = nvml.read();
+      GpuMetricsSource.Reading r = nvml.read();
       return String.format(Locale.ROOT, "%s util %.0f%% mem %.0f/%.0f MiB %.0f C SM %.0f MHz events %s", gpuName,
           r.utilPercent(), r.memUsedMb(), r.memTotalMb(), r.temperatureC(), r.smClockMhz(), r.throttleReasons());
     }

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.gpucheck;
 
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.examples.tensorrt.Generation;
 import io.github.trtrace.examples.tensorrt.TransformerNetwork;
@@ -7,7 +8,6 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.json.RecordJson;
 import io.github.trtrace.tensorrt.build.BuildDiff;
 import io.github.trtrace.tensorrt.build.BuildGate;
 import io.github.trtrace.tensorrt.build.BuildReport;
@@ -322,10 +322,10 @@ final class TransformerChecks {
       }
       tracer.flush().join();
       InferenceRecord longRec = sink.findByRequestId("req-serve-long").orElseThrow();
-      System.out.println("   long record: " + RecordJson.toJson(longRec));
-      Files.writeString(artifacts.resolve("record-serve-long.json"), RecordJson.toJson(longRec) + "\n");
+      System.out.println("   long record: " + RecordConvention.toJson(longRec));
+      Files.writeString(artifacts.resolve("record-serve-long.json"), RecordConvention.toJson(longRec) + "\n");
       InferenceRecord rec = sink.findByRequestId("req-serve-1").orElseThrow();
-      String json = RecordJson.toJson(rec);
+      String json = RecordConvention.toJson(rec);
       System.out.println("   record: " + json);
       Files.writeString(artifacts.resolve("record-serve-1.json"), json + "\n");
       System.out.println("   tokens: " + Arrays.toString(tokens));
@@ -450,7 +450,7 @@ final class TransformerChecks {
       InferenceRecord next = sink.findByRequestId("req-next").orElseThrow();
       bad.events().forEach(ev -> runtimeErrors.add(ev.kind() + "|" + ev.severity() + "|" + ev.message()));
       Files.write(artifacts.resolve("runtime-errors.txt"), runtimeErrors);
-      System.out.println("   req-too-long: " + RecordJson.toJson(bad));
+      System.out.println("   req-too-long: " + RecordConvention.toJson(bad));
       boolean ok = bad.status() != Status.SUCCESS && bad.errorType() != null && bad.errorType().startsWith("tensorrt.")
           && !bad.events().isEmpty() && next.status() == Status.SUCCESS && next.errorType() == null
           && next.events().stream().noneMatch(ev -> ev.severity().equals("error"));
@@ -538,7 +538,7 @@ final class TransformerChecks {
             || (!shouldFail && (r.outputTokens() != 3 || !(r.gpuMs() > 0)))) {
           wrong++;
           if (wrong <= 3) {
-            System.out.println("   WRONG " + RecordJson.toJson(r));
+            System.out.println("   WRONG " + RecordConvention.toJson(r));
           }
         }
       }

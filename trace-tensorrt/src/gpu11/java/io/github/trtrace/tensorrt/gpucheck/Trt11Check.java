@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt.gpucheck;
 
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.tensorrt.build.BuildFailureDiagnosis;
 import io.github.trtrace.tensorrt.build.BuildReport;
 import io.github.trtrace.tensorrt.build.BuilderCreationException;
@@ -290,7 +290,7 @@ public final class Trt11Check {
 
   private String nvml() throws Exception {
     try (NvmlMetricsSource nvml = NvmlMetricsSource.open(0)) {
-      GpuReading r = nvml.read();
+      GpuMetricsSource.Reading r = nvml.read();
       return String.format(Locale.ROOT, "%s util %.0f%% mem %.0f/%.0f MiB %.0f C SM %.0f MHz events %s",
           nvml.deviceName(), r.utilPercent(), r.memUsedMb(), r.memTotalMb(), r.temperatureC(), r.smClockMhz(),
           r.throttleReasons());

@@ -1,6 +1,6 @@
 package io.github.trtrace.tensorrt.doctor;
 
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
 import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import io.github.trtrace.tensorrt.log.RecordedError;
@@ -349,7 +349,7 @@ public final class TensorRtDoctor {
   /** NVML's reading of GPU 0 and the NVIDIA driver version, into {@code b}. */
   private static void probeNvml(DoctorFacts.Builder b) {
     try (NvmlMetricsSource nvml = NvmlMetricsSource.open(0)) {
-      GpuReading r = nvml.read();
+      GpuMetricsSource.Reading r = nvml.read();
       b.nvml(true, String.format(Locale.ROOT, "%s: util %.0f%%, memory %.0f/%.0f MiB, %.0f C, SM %.0f MHz%s",
           nvml.deviceName(), r.utilPercent(), r.memUsedMb(), r.memTotalMb(), r.temperatureC(), r.smClockMhz(),
           r.throttleReasons().isEmpty() ? "" : ", clock events " + r.throttleReasons()));

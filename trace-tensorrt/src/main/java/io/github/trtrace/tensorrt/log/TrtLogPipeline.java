@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt.log;
 
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
