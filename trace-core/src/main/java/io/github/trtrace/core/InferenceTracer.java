@@ -144,6 +144,26 @@ public interface InferenceTracer extends AutoCloseable {
   /** A snapshot of the counters. */
   TracerStats stats();
 
+  /**
+   * Opens a {@link SharedLaunch} now, on the calling (scheduler) thread: one engine step or dynamic
+   * batch that several requests share. {@code engineFingerprint} (nullable) is written to its log line.
+   *
+   * <pre>{@code
+   * try (SharedLaunch step = tracer.launch(fingerprint)) {
+   *   running.forEach(r -> step.decode(r.trace()));
+   *   step.gpuMs(engine.step(running));
+   * }
+   * }</pre>
+   */
+  default SharedLaunch launch(@Nullable String engineFingerprint) {
+    return TracerFactory.noopLaunch();
+  }
+
+  /** The launch counters: launches opened, lines logged, dropped and lost. */
+  default SharedLaunch.Stats launchStats() {
+    return TracerFactory.noLaunchStats();
+  }
+
   /** Completes when every record ended before this call has reached the sinks and was flushed. */
   CompletableFuture<Void> flush();
 
@@ -304,6 +324,35 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder garbageFree(boolean enabled) {
       factory.garbageFree(enabled);
+      return this;
+    }
+
+    /**
+     * Writes the launch log ({@link SharedLaunch}: one JSON line per launch, with its members and
+     * their shares) to a JSON Lines file at {@code path}, opened by {@link #build()}, with the records'
+     * defaults for flushing and rotation. Every launch is logged (no sampling): a record kept at its end
+     * (slow, failed) finds its launches by {@code first_launch_id}..{@code last_launch_id}.
+     */
+    public Builder launchLog(Path path) {
+      factory.launchLog(path);
+      return this;
+    }
+
+    /**
+     * Writes the launch log to {@code sink} (built with the rotation, fsync and flush options you
+     * want); the tracer closes it.
+     */
+    public Builder launchLog(JsonLinesFileSink sink) {
+      factory.launchLog(sink);
+      return this;
+    }
+
+    /**
+     * Members listed per launch line (default 1024); a larger batch's line lists the first ones and
+     * counts the rest in {@code members_truncated}.
+     */
+    public Builder launchLogMembers(int members) {
+      factory.launchLogMembers(members);
       return this;
     }
 

@@ -79,6 +79,27 @@ public final class RecordConvention {
   public static final String LAYERS = "layers";
   public static final String ATTRIBUTES = "attributes";
 
+  /** The batching fields ({@link SharedLaunch.Summary}; written only for a request that joined or awaited a launch). */
+  public static final String GPU_MS_METHOD = "gpu_ms_method";
+  public static final String LAUNCH_COUNT = "launch_count";
+  public static final String FIRST_LAUNCH_ID = "first_launch_id";
+  public static final String LAST_LAUNCH_ID = "last_launch_id";
+  public static final String BATCH_SIZE_MEAN = "batch_size_mean";
+  public static final String BATCH_SIZE_MAX = "batch_size_max";
+  public static final String SLOT_WAIT_MS = "slot_wait_ms";
+  public static final String NEIGHBOUR_PREFILL_LAUNCHES = "neighbour_prefill_launches";
+  public static final String NEIGHBOUR_PREFILL_MS = "neighbour_prefill_ms";
+  public static final String SLOWED_BY = "slowed_by";
+  public static final String PREEMPTIONS = "preemptions";
+  public static final String PREEMPTED_MS = "preempted_ms";
+  public static final String FAILED_LAUNCHES = "failed_launches";
+  public static final String FAILED_LAUNCH_ID = "failed_launch_id";
+
+  /** Member names inside one {@code slowed_by} item. */
+  public static final String NEIGHBOUR_REQUEST_ID = "request_id";
+  public static final String NEIGHBOUR_PREFILL_TOKENS = "prefill_tokens";
+  public static final String NEIGHBOUR_LAUNCHES = "launches";
+
   /** Member names inside one {@code events} item. */
   public static final String EVENT_KIND = "kind";
   public static final String EVENT_SEVERITY = "severity";
@@ -153,6 +174,18 @@ public final class RecordConvention {
     void attributes(String name, Map<String, String> attributes);
 
     /**
+     * Non-empty {@code slowed_by} neighbours, IDs sanitised. By default handed on as flags-like text
+     * items {@code "<request_id>:<prefill_tokens>x<launches>"}; the JSON writer writes objects.
+     */
+    default void neighbours(String name, List<SharedLaunch.Neighbour> neighbours) {
+      List<String> compact = new ArrayList<>(neighbours.size());
+      for (SharedLaunch.Neighbour n : neighbours) {
+        compact.add(n.requestId() + ':' + n.prefillTokens() + 'x' + n.launches());
+      }
+      flags(name, compact);
+    }
+
+    /**
      * Whether this output escapes control, format and separator characters itself, without loss (a
      * JSON writer: its backslash-u escapes parse back to the character). When false, the default, every
      * text handed to this visitor has them already written as <code>&#92;uXXXX</code> text, so that an output
@@ -186,6 +219,10 @@ public final class RecordConvention {
     duration(v, PREPROCESS_MS, r.preprocessMs());
     duration(v, INFER_MS, r.inferMs());
     duration(v, GPU_MS, r.gpuMs());
+    SharedLaunch.Summary batching = r.batching();
+    if (batching != null && batching.shareMethod() != null) {
+      v.text(GPU_MS_METHOD, sanitize(batching.shareMethod(), MAX_TEXT_LENGTH, escape));
+    }
     duration(v, DECODE_MS, r.decodeMs());
     duration(v, POSTPROCESS_MS, r.postprocessMs());
     duration(v, TTFT_MS, r.ttftMs());
@@ -196,6 +233,9 @@ public final class RecordConvention {
     percent(v, GPU_MEM_UTIL_MEAN, r.gpuMemUtilMean());
     percent(v, GPU_MEM_UTIL_MAX, r.gpuMemUtilMax());
     duration(v, GPU_MEM_USED_MB, r.gpuMemUsedMb());
+    if (batching != null) {
+      batching(v, batching, escape);
+    }
     text(v, ENGINE_FINGERPRINT, r.engineFingerprint(), escape);
     text(v, SAMPLED_REASON, r.sampledReason(), escape);
     if (!r.inputFlags().isEmpty()) {
@@ -219,6 +259,41 @@ public final class RecordConvention {
     }
   }
 
+  private static void batching(FieldVisitor v, SharedLaunch.Summary b, boolean escape) {
+    if (b.launchCount() > 0) {
+      v.count(LAUNCH_COUNT, b.launchCount());
+      count(v, FIRST_LAUNCH_ID, b.firstLaunchId());
+      count(v, LAST_LAUNCH_ID, b.lastLaunchId());
+      duration(v, BATCH_SIZE_MEAN, b.batchSizeMean());
+      v.count(BATCH_SIZE_MAX, b.batchSizeMax());
+    }
+    if (b.slotWaitMs() > 0) {
+      duration(v, SLOT_WAIT_MS, b.slotWaitMs());
+    }
+    if (b.neighbourPrefillLaunches() > 0) {
+      v.count(NEIGHBOUR_PREFILL_LAUNCHES, b.neighbourPrefillLaunches());
+      duration(v, NEIGHBOUR_PREFILL_MS, b.neighbourPrefillMs());
+    }
+    if (!b.slowedBy().isEmpty()) {
+      List<SharedLaunch.Neighbour> clean = new ArrayList<>(b.slowedBy().size());
+      for (SharedLaunch.Neighbour n : b.slowedBy()) {
+        String id = sanitize(n.requestId(), MAX_TEXT_LENGTH, escape);
+        clean.add(n.requestId().equals(id) && n.prefillTokens() >= 0 && n.launches() >= 0
+            ? n
+            : new SharedLaunch.Neighbour(id, Math.max(0, n.prefillTokens()), Math.max(0, n.launches())));
+      }
+      v.neighbours(SLOWED_BY, clean);
+    }
+    if (b.preemptions() > 0) {
+      v.count(PREEMPTIONS, b.preemptions());
+      duration(v, PREEMPTED_MS, b.preemptedMs());
+    }
+    if (b.failedLaunches() > 0) {
+      v.count(FAILED_LAUNCHES, b.failedLaunches());
+      count(v, FAILED_LAUNCH_ID, b.failedLaunchId());
+    }
+  }
+
   /**
    * The unit of a numeric field, in UCUM as OpenTelemetry uses it: {@code "ms"}, {@code "%"}, {@code
    * "MiBy"} (mebibytes), {@code "{token}"}, {@code "1"} (dimensionless); null for text and list fields.
@@ -227,7 +302,14 @@ public final class RecordConvention {
     switch (field) {
       case LATENCY_MS: case QUEUE_MS: case PREPROCESS_MS: case INFER_MS: case GPU_MS: case DECODE_MS:
       case POSTPROCESS_MS: case TTFT_MS: case TPOT_MS: case EVENT_OFFSET_MS: case LAYER_MS:
+      case SLOT_WAIT_MS: case NEIGHBOUR_PREFILL_MS: case PREEMPTED_MS:
         return "ms";
+      case LAUNCH_COUNT: case NEIGHBOUR_PREFILL_LAUNCHES: case FAILED_LAUNCHES:
+        return "{launch}";
+      case PREEMPTIONS:
+        return "1";
+      case BATCH_SIZE_MEAN: case BATCH_SIZE_MAX:
+        return "{request}";
       case GPU_UTIL: case GPU_UTIL_MEAN: case GPU_UTIL_MAX: case GPU_MEM_UTIL_MEAN: case GPU_MEM_UTIL_MAX:
         return "%";
       case GPU_MEM_USED_MB:

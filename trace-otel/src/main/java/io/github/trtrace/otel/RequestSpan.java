@@ -246,6 +246,12 @@ final class RequestSpan implements TraceListener.Handle {
       s.setAttribute(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
     }
     layers(r.layers());
+    LaunchSpans.annotate(s, r.batching());
+  }
+
+  /** The request span's context: what a launch span links to. */
+  SpanContext spanContext() {
+    return root.getSpanContext();
   }
 
   /**

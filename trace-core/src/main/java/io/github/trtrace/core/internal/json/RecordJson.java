@@ -139,6 +139,20 @@ public final class RecordJson {
     }
 
     @Override
+    public void neighbours(String name, List<io.github.trtrace.core.SharedLaunch.Neighbour> neighbours) {
+      json.name(name).beginArray();
+      for (int i = 0; i < neighbours.size(); i++) {
+        io.github.trtrace.core.SharedLaunch.Neighbour n = neighbours.get(i);
+        json.beginObject()
+            .name(RecordConvention.NEIGHBOUR_REQUEST_ID).value(n.requestId())
+            .name(RecordConvention.NEIGHBOUR_PREFILL_TOKENS).value(n.prefillTokens())
+            .name(RecordConvention.NEIGHBOUR_LAUNCHES).value(n.launches())
+            .endObject();
+      }
+      json.endArray();
+    }
+
+    @Override
     public void attributes(String name, Map<String, String> attributes) {
       json.name(name).beginObject();
       for (Map.Entry<String, String> e : attributes.entrySet()) {
