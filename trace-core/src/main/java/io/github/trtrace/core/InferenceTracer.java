@@ -402,6 +402,22 @@ public interface InferenceTracer extends AutoCloseable {
       return fromEnvironment(TracerSettings.systemLookup());
     }
 
+    /**
+     * Reads the settings of {@link #fromEnvironment()} from {@code byPropertyName}, keyed by their
+     * system-property names ({@code trtrace.log.path}, {@code trtrace.sample.rate}, ...), instead of the
+     * system properties and environment: for a framework that resolves configuration itself (Spring's
+     * {@code Environment}, where system properties and environment variables already take precedence).
+     * The same validation and messages as {@link #fromEnvironment()}; a null or blank value is unset.
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().fromProperties(environment::getProperty).build();
+     * }</pre>
+     */
+    public Builder fromProperties(java.util.function.Function<String, @Nullable String> byPropertyName) {
+      Objects.requireNonNull(byPropertyName, "byPropertyName");
+      return fromEnvironment((property, env) -> byPropertyName.apply(property));
+    }
+
     Builder fromEnvironment(TracerSettings.Lookup lookup) {
       TracerSettings.apply(this, lookup);
       return this;
