@@ -11,7 +11,6 @@ import io.github.trtrace.spring.boot.internal.TracerLifecycle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The {@link InferenceTracer} from {@code trtrace.*} properties, with every {@link TraceListener} bean of the
@@ -39,6 +39,7 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(TrtraceProperties.class)
 public final class TrtraceAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(TrtraceAutoConfiguration.class);
+  private static final String LOG_PATH = "trtrace.log.path";
 
   /**
    * The tracer. Its JVM shutdown hook is off: Spring's own hook closes the context, and the tracer is closed
@@ -48,16 +49,14 @@ public final class TrtraceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public InferenceTracer inferenceTracer(
-      TrtraceProperties properties, ObjectProvider<TraceListener> listeners, ObjectProvider<RecordSink> sinks,
+      TrtraceProperties properties, Environment environment, ObjectProvider<TraceListener> listeners, ObjectProvider<RecordSink> sinks,
       ObjectProvider<GpuMetricsSource> gpu) {
-    Map<String, String> settings = properties.builderSettings();
     TrtraceProperties.Log file = properties.getLog();
     boolean rotating = file.getMaxFileBytes() != null || file.getMaxRotatedFiles() != null || file.isGzipRotated();
-    if (rotating) {
-      settings.remove("trtrace.log.path"); // opened below with its rotation options, after validation
-    }
+    // The keys fromEnvironment() reads, as written (the typed binding of TrtraceProperties has already failed
+    // start-up for a value of the wrong type); a rotating file is opened below, with its options.
     InferenceTracer.Builder b = InferenceTracer.builder()
-        .fromProperties(settings::get)
+        .fromProperties(key -> rotating && key.equals(LOG_PATH) ? null : environment.getProperty(key))
         .shutdownHook(false)
         .closeTimeout(properties.getCloseTimeout());
     if (Boolean.TRUE.equals(properties.getInput().getDigest())) {

@@ -2,8 +2,6 @@ package io.github.trtrace.spring.boot;
 
 import io.github.trtrace.core.dispatch.QueueFullPolicy;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -89,27 +87,6 @@ public class TrtraceProperties {
 
   public void setCloseTimeout(Duration closeTimeout) {
     this.closeTimeout = closeTimeout;
-  }
-
-  /**
-   * The settings in the form {@code InferenceTracer.Builder.fromProperties} reads (values as strings, by
-   * property name), so that they get its validation; unset ones are absent.
-   */
-  public Map<String, String> builderSettings() {
-    Map<String, String> m = new LinkedHashMap<>();
-    put(m, "trtrace.log.path", log.path);
-    put(m, "trtrace.sample.rate", sample.rate);
-    put(m, "trtrace.slow.ms", slow.ms);
-    put(m, "trtrace.queue.size", queue.size);
-    put(m, "trtrace.queue.policy", queue.policy == null ? null : queue.policy.name().toLowerCase(java.util.Locale.ROOT));
-    put(m, "trtrace.input.digest", input.digest);
-    return m;
-  }
-
-  private static void put(Map<String, String> m, String key, @Nullable Object value) {
-    if (value != null) {
-      m.put(key, value.toString());
-    }
   }
 
   /** Where records are written. */
