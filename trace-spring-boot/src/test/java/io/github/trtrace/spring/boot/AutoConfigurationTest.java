@@ -83,7 +83,7 @@ class AutoConfigurationTest {
     runner.run(ctx -> assertThat(output.getOut()).doesNotContain("trtrace.input.digest=true"));
     runner.withPropertyValues("trtrace.input.digest=true").run(ctx -> {
       assertThat(ctx).hasNotFailed();
-      assertThat(output.getOut()).contains("WARN").contains("trtrace.input.digest=true");
+      assertThat(output.getOut()).contains("trtrace: trtrace.input.digest=true");
     });
   }
 

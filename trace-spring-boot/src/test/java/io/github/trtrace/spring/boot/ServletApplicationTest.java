@@ -98,13 +98,15 @@ class ServletApplicationTest {
   }
 
   /**
-   * The record's ttft_ms and the client's time to its first SSE chunk agree within 100 ms, the record never
-   * later than the client by more than 25 ms. Why: the client's time adds what lies outside the trace (the
-   * request's trip over loopback, the filter chain and dispatch before the controller starts the trace, the
-   * chunk's trip back), a few ms on an idle machine; the record's mark comes after send() returned, so it may
-   * trail the client's read by the time that call takes to return. 100 ms allows the scheduling delays of a
-   * loaded 2-core machine; the first token comes 150 ms after the trace starts, so a TTFT taken at the wrong
-   * point (at the trace's end, at 150 + 4 x 20 ms) falls outside.
+   * The record's ttft_ms is at least the 150 ms the server waits before its first chunk, and at most the client's
+   * own time to the first SSE chunk (from sending the request) plus 25 ms. The upper bound is causal: the trace
+   * starts in the controller, after the request crossed loopback, the filter chain and dispatch, so the client's
+   * time includes all of the record's plus those; the 25 ms slack covers the record's mark being taken after
+   * send() returned (the client may read the chunk first). The gap the other way (client minus record) is the
+   * time outside the trace, not bounded here because it is scheduling on a loaded machine: seen 19 ms and, at
+   * load average 22 on 2 cores, 125 to 183 ms. (The response headers are no reference point: Tomcat sends them
+   * with the first chunk.) A TTFT taken at the wrong point (the trace's end, 4 x 20 ms after the first chunk)
+   * exceeds the upper bound.
    */
   @Test
   void aStreamedAnswerRecordsTtftAtTheFirstChunkAsTheClientSawIt() throws Exception {
@@ -129,8 +131,7 @@ class ServletApplicationTest {
     System.out.printf("ttft_ms record %.1f, client %.1f%n", rec.ttftMs(), clientTtft);
     assertThat(rec.status()).isEqualTo(Status.SUCCESS);
     assertThat(rec.outputTokens()).isEqualTo(5);
-    assertThat(rec.ttftMs()).isGreaterThanOrEqualTo(StreamingTestApp.FIRST_TOKEN_MS);
-    assertThat(rec.ttftMs()).isBetween(clientTtft - 100, clientTtft + 25);
+    assertThat(rec.ttftMs()).isBetween((double) StreamingTestApp.FIRST_TOKEN_MS, clientTtft + 25);
     assertThat(rec.tpotMs()).isGreaterThanOrEqualTo(StreamingTestApp.TOKEN_MS * 0.9);
     assertThat(rec.latencyMs()).isGreaterThanOrEqualTo(StreamingTestApp.FIRST_TOKEN_MS + 4 * StreamingTestApp.TOKEN_MS);
   }
