@@ -14,7 +14,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -22,7 +24,9 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /** A servlet application whose answers are made of tokens produced at a fixed pace. */
-@SpringBootApplication
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(StreamingTestApp.Completions.class)
 public class StreamingTestApp {
   static final long FIRST_TOKEN_MS = 150;
   static final long TOKEN_MS = 20;

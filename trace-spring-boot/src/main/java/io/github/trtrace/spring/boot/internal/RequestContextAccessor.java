@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Micrometer context-propagation accessor for trtrace's {@link RequestContext}: restores the context from the
  * Reactor context on the thread that runs an operator, and the thread's previous context afterwards. trtrace's
- * contexts are opened and closed as scopes (last opened, first closed), so each {@link #setValue} opens a
- * scope and the matching {@link #restore}/{@link #setValue()} closes it.
+ * contexts are opened and closed as scopes (last opened, first closed), so each {@code setValue} opens a
+ * scope (of the empty context when the Reactor context has none) and the matching {@code restore} closes it.
  */
 public final class RequestContextAccessor implements ThreadLocalAccessor<RequestContext> {
   private static final ThreadLocal<Deque<RequestContext.Scope>> SCOPES = ThreadLocal.withInitial(ArrayDeque::new);
@@ -32,9 +32,10 @@ public final class RequestContextAccessor implements ThreadLocalAccessor<Request
     SCOPES.get().push(value.open());
   }
 
+  /** No context in the Reactor context: the empty one is current until the matching restore. */
   @Override
   public void setValue() {
-    closeLatest();
+    SCOPES.get().push(RequestContext.empty().open());
   }
 
   @Override
