@@ -227,6 +227,31 @@ public class TrtraceProperties {
      */
     private int filterOrder = DEFAULT_FILTER_ORDER;
 
+    /**
+     * Whether every HTTP request leaves a record of its own (latency, {@code http_status}, 5xx as errors), for
+     * an application that does not trace its requests itself (one that does would get two records a request).
+     */
+    private boolean recordRequests;
+
+    /** The {@code model_name} of the records of {@code record-requests}. */
+    private String modelName = "http";
+
+    public boolean isRecordRequests() {
+      return recordRequests;
+    }
+
+    public void setRecordRequests(boolean recordRequests) {
+      this.recordRequests = recordRequests;
+    }
+
+    public String getModelName() {
+      return modelName;
+    }
+
+    public void setModelName(String modelName) {
+      this.modelName = modelName;
+    }
+
     public boolean isEnabled() {
       return enabled;
     }

@@ -1,8 +1,11 @@
 package io.github.trtrace.spring.boot;
 
+import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.http.ServletTracing;
+import io.github.trtrace.spring.boot.internal.RequestRecordingFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -40,6 +43,21 @@ public final class TrtraceServletAutoConfiguration {
     r.setName("trtraceServletFilter");
     r.setOrder(properties.getWeb().getFilterOrder());
     r.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
+    r.setAsyncSupported(true);
+    return r;
+  }
+
+  /** One record per HTTP request ({@code trtrace.web.record-requests=true}), right after the ID filter. */
+  @Bean
+  @ConditionalOnBooleanProperty(name = "trtrace.web.record-requests")
+  @ConditionalOnMissingBean(name = "trtraceRequestRecordingFilter")
+  public FilterRegistrationBean<Filter> trtraceRequestRecordingFilter(
+      TrtraceProperties properties, ObjectProvider<InferenceTracer> tracer) {
+    FilterRegistrationBean<Filter> r = new FilterRegistrationBean<>(
+        new RequestRecordingFilter(tracer::getObject, properties.getWeb().getModelName()));
+    r.setName("trtraceRequestRecordingFilter");
+    r.setOrder(properties.getWeb().getFilterOrder() + 1);
+    r.setDispatcherTypes(DispatcherType.REQUEST);
     r.setAsyncSupported(true);
     return r;
   }
