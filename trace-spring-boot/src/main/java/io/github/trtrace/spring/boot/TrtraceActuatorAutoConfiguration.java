@@ -34,14 +34,14 @@ public final class TrtraceActuatorAutoConfiguration {
   /** The health check both the indicator and the endpoint report. */
   @Bean
   @ConditionalOnMissingBean
-  public TracerHealth trtraceTracerHealth(InferenceTracer tracer) {
+  TracerHealth trtraceTracerHealth(InferenceTracer tracer) {
     return new TracerHealth(tracer);
   }
 
   /** {@code /actuator/trtrace}. */
   @Bean
   @ConditionalOnMissingBean(name = "trtraceEndpoint")
-  public TrtraceEndpoint trtraceEndpoint(
+  TrtraceEndpoint trtraceEndpoint(
       InferenceTracer tracer, TrtraceProperties properties, ObjectProvider<EngineFingerprints> fingerprints,
       TracerHealth health) {
     return new TrtraceEndpoint(tracer, properties, fingerprints.getIfAvailable(EngineFingerprints::new), health);

@@ -100,13 +100,13 @@ public final class TrtraceAutoConfiguration {
 
   /** A listener keeping the engine fingerprint last seen per model (shown by {@code /actuator/trtrace}). */
   @Bean
-  public EngineFingerprints trtraceEngineFingerprints() {
+  EngineFingerprints trtraceEngineFingerprints() {
     return new EngineFingerprints();
   }
 
   /** Closes the tracer after the web server has stopped (a lower SmartLifecycle phase stops later). */
   @Bean
-  public TracerLifecycle trtraceTracerLifecycle(InferenceTracer tracer) {
+  TracerLifecycle trtraceTracerLifecycle(InferenceTracer tracer) {
     return new TracerLifecycle(tracer);
   }
 }

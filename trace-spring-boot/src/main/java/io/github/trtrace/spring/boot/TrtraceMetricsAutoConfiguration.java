@@ -32,14 +32,14 @@ public final class TrtraceMetricsAutoConfiguration {
   /** The SDK's health counters and queue depth, read from {@link InferenceTracer#stats()} at each scrape. */
   @Bean
   @ConditionalOnMissingBean
-  public TracerMeters trtraceTracerMeters(ObjectProvider<InferenceTracer> tracer) {
+  TracerMeters trtraceTracerMeters(ObjectProvider<InferenceTracer> tracer) {
     return new TracerMeters(tracer::getObject);
   }
 
   /** GenAI server timers, when nothing reports them through OpenTelemetry. */
   @Bean
   @ConditionalOnMissingBean(value = GenAiServerTimers.class, type = "io.opentelemetry.api.OpenTelemetry")
-  public GenAiServerTimers trtraceGenAiServerTimers() {
+  GenAiServerTimers trtraceGenAiServerTimers() {
     return new GenAiServerTimers();
   }
 }
