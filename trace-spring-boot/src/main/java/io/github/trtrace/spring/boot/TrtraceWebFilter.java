@@ -55,7 +55,10 @@ public final class TrtraceWebFilter implements WebFilter, Ordered {
   }
 
   private static TracedRequest decide(HttpHeaders headers) {
-    List<String> ids = headers.getOrEmpty(RequestIds.HEADER);
+    // getFirst: a method of HttpHeaders in Spring Framework 6 and 7 alike (getOrEmpty and get changed signature in
+    // 7, which this jar is compiled against, and fail on Boot 3.5); so only the first of several values is judged.
+    String id = headers.getFirst(RequestIds.HEADER);
+    List<String> ids = id == null ? List.of() : List.of(id);
     return RequestTracing.accept(
         ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(RequestTracing.TRACESTATE));
   }
