@@ -1,7 +1,8 @@
 /**
- * trtrace core: per-request tracing of LLM inference. Exports the API packages only; {@code
- * io.github.trtrace.core.internal} (implementation, and the shaded JCTools queue under {@code
- * internal.shaded}) is exported only to trtrace's own modules and may change in any release.
+ * trtrace core: per-request tracing of LLM inference. Exports the API packages only; the engine
+ * lives in {@code io.github.trtrace.core.internal.*} (with the shaded JCTools queue under {@code
+ * internal.shaded}), of which only the JSON writer, the rate-limited logger and the tracer factory are exported, to
+ * trtrace's own modules; they may change in any release.
  *
  * <p>Compiled for Java 17 at the root of the (multi-release) jar; the Java 25 class under {@code
  * META-INF/versions/25} is in a package of this module and changes nothing here.
@@ -13,13 +14,17 @@ module io.github.trtrace.core {
 
   exports io.github.trtrace.core;
   exports io.github.trtrace.core.context;
-  exports io.github.trtrace.core.dispatch;
   exports io.github.trtrace.core.gpu;
-  exports io.github.trtrace.core.json;
   exports io.github.trtrace.core.redact;
   exports io.github.trtrace.core.sampling;
   exports io.github.trtrace.core.sink;
-  exports io.github.trtrace.core.internal to
+  exports io.github.trtrace.core.internal.json to
+      io.github.trtrace.tensorrt,
+      io.github.trtrace.otel;
+  exports io.github.trtrace.core.internal.log to
+      io.github.trtrace.tensorrt,
+      io.github.trtrace.otel;
+  exports io.github.trtrace.core.internal.trace to // TracerFactory: their tests build tracers with test clocks
       io.github.trtrace.tensorrt,
       io.github.trtrace.otel;
 }

@@ -157,7 +157,7 @@ class CentralMetadataTest {
 
   @Test
   void theReleaseChecksSeeEveryPublishedModule() {
-    // The API listing, the README snippets and the consumer project use the published modules through
+    // The API listing, the doc snippets and the consumer project use the published modules through
     // this module's dependencies; a published module missing here would be silently unchecked.
     Set<String> dependencies =
         module("release-checks").model().getDependencies().stream()

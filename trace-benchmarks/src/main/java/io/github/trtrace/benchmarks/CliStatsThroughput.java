@@ -1,10 +1,10 @@
 package io.github.trtrace.benchmarks;
 
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.cli.TrtraceCli;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.json.RecordJson;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
 
 /**
  * A plain timed harness (not JMH: one long pass over a file is the workload) for {@code trtrace
- * stats}: writes a log of N records with trace-core's own {@link RecordJson} (once; reused when the
+ * stats}: writes a log of N records with trace-core's own {@link RecordConvention#appendJsonLine} (once; reused when the
  * file is there), then runs {@code stats --json} in this JVM and prints lines/s, the peak heap used
  * (sum of the heap pools' peaks, reset after generation) and the heap limit. Run it with a small
  * heap to show that memory does not grow with the log:
@@ -118,7 +118,7 @@ public final class CliStatsThroughput {
           b.inputFlags(EnumSet.of(InputFlag.BIDI_CONTROL));
         }
         sb.setLength(0);
-        RecordJson.appendLine(b.build(), sb);
+        RecordConvention.appendJsonLine(b.build(), sb);
         w.append(sb);
       }
     }

@@ -5,7 +5,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceScope;
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.sink.RecordSink;
 import io.github.trtrace.otel.GenAiConvention;
 import io.github.trtrace.otel.TrtraceOpenTelemetry;

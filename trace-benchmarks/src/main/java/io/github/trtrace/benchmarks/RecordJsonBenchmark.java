@@ -1,9 +1,9 @@
 package io.github.trtrace.benchmarks;
 
+import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.json.RecordJson;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
@@ -115,14 +115,14 @@ public class RecordJsonBenchmark {
   @Benchmark
   public int fullRecord() {
     buffer.setLength(0);
-    RecordJson.appendLine(full, buffer);
+    RecordConvention.appendJsonLine(full, buffer);
     return buffer.length();
   }
 
   @Benchmark
   public int adversarialRecord() {
     buffer.setLength(0);
-    RecordJson.appendLine(adversarial, buffer);
+    RecordConvention.appendJsonLine(adversarial, buffer);
     return buffer.length();
   }
 }

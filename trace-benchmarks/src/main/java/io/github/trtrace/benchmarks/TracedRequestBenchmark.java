@@ -4,7 +4,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.sink.RecordSink;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,5 +1,7 @@
+// Over 400 lines: one accessor, builder setter and check per record field (35 fields), kept together as the record type.
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -99,8 +101,10 @@ public final class InferenceRecord {
   private final List<Event> events;
   private final List<LayerTime> layers;
   private final Map<String, String> attributes;
+  private final SharedLaunch.@Nullable Summary batching;
 
   private InferenceRecord(Builder b) {
+    this.batching = b.batching;
     this.timestamp = b.timestamp;
     this.requestId = b.requestId;
     this.modelName = b.modelName;
@@ -142,49 +146,8 @@ public final class InferenceRecord {
             : Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
   }
 
-  /**
-   * The record of a tracer's {@link RecordEntry}, built on the dispatcher's worker without a builder
-   * (issue 10: the worker builds every record, so its cost is the pipeline's). The entry's values were
-   * checked on the caller ({@link RecordEntry#check()}); its flag sets are the inspectors' shared
-   * unmodifiable ones; the lists and the attributes are copied.
-   */
-  InferenceRecord(RecordEntry e, Instant timestamp, Map<String, String> attributes) {
-    this.timestamp = timestamp;
-    this.requestId = e.requestId;
-    this.modelName = e.modelName;
-    this.status = e.status;
-    this.errorType = e.errorType;
-    this.latencyMs = e.latencyMs;
-    this.traceId = e.traceId;
-    this.spanId = e.spanId;
-    this.inputTokens = e.inputTokens;
-    this.outputTokens = e.outputTokens;
-    this.maxTokens = e.maxTokens;
-    this.temperature = e.temperature;
-    this.topP = e.topP;
-    this.finishReason = e.finishReason;
-    this.queueMs = e.stageMs[Stage.QUEUE.ordinal()];
-    this.preprocessMs = e.stageMs[Stage.PREPROCESS.ordinal()];
-    this.inferMs = e.stageMs[Stage.INFER.ordinal()];
-    this.gpuMs = e.gpuMs;
-    this.decodeMs = e.stageMs[Stage.DECODE.ordinal()];
-    this.postprocessMs = e.stageMs[Stage.POSTPROCESS.ordinal()];
-    this.ttftMs = e.ttftMs;
-    this.tpotMs = e.tpotMs;
-    this.gpuUtil = e.gpuUtil;
-    this.gpuUtilMean = e.gpuUtilMean;
-    this.gpuUtilMax = e.gpuUtilMax;
-    this.gpuMemUtilMean = e.gpuMemUtilMean;
-    this.gpuMemUtilMax = e.gpuMemUtilMax;
-    this.gpuMemUsedMb = e.gpuMemUsedMb;
-    this.engineFingerprint = e.engineFingerprint;
-    this.sampledReason = e.sampledReason;
-    this.inputFlags = e.inputFlags;
-    this.inputDigest = e.inputDigest;
-    this.outputFlags = e.outputFlags;
-    this.events = e.events == null || e.events.isEmpty() ? List.of() : List.copyOf(e.events);
-    this.layers = e.layers == null || e.layers.isEmpty() ? List.of() : List.copyOf(e.layers);
-    this.attributes = attributes;
+  static {
+    TracerFactory.install(Builder::check); // the engine checks entries on the caller with this rule
   }
 
   /** Starts a record for the given request and model; both are required. */
@@ -252,6 +215,13 @@ public final class InferenceRecord {
   public List<Event> events() { return events; }
   public List<LayerTime> layers() { return layers; }
   public Map<String, String> attributes() { return attributes; }
+
+  /**
+   * The request's shared launches, summed up (batch sizes, its GPU share's method, slot wait,
+   * neighbours' prefill, preemptions, failed launches); null when it joined no {@link SharedLaunch}
+   * and waited for none.
+   */
+  public SharedLaunch.@Nullable Summary batching() { return batching; }
 
   /** The stage time for {@code stage}, or NaN when the stage was not timed. */
   public double stageMs(Stage stage) {
@@ -322,6 +292,7 @@ public final class InferenceRecord {
     private final List<Event> events = new ArrayList<>(0);
     private final List<LayerTime> layers = new ArrayList<>(0);
     private final Map<String, String> attributes = new LinkedHashMap<>();
+    private SharedLaunch.@Nullable Summary batching;
 
     private Builder(String requestId, String modelName) {
       this.requestId = Objects.requireNonNull(requestId, "requestId");
@@ -364,6 +335,7 @@ public final class InferenceRecord {
       events.addAll(r.events);
       layers.addAll(r.layers);
       attributes.putAll(r.attributes);
+      batching = r.batching;
     }
 
     public Builder timestamp(Instant v) { timestamp = Objects.requireNonNull(v, "timestamp"); return this; }
@@ -436,6 +408,9 @@ public final class InferenceRecord {
     private static <F extends Enum<F>> Set<F> immutableCopy(Set<F> flags) {
       return flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
     }
+
+    /** The request's shared launches, summed up; null: none. */
+    public Builder batching(SharedLaunch.@Nullable Summary summary) { batching = summary; return this; }
 
     public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
     public Builder addLayer(LayerTime l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }

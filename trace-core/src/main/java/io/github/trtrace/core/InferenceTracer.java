@@ -1,22 +1,17 @@
+// Over 400 lines: the user-facing entry point; most of it is the javadoc of each builder option.
 package io.github.trtrace.core;
 
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.core.internal.GpuMetricsPoller;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -150,6 +145,26 @@ public interface InferenceTracer extends AutoCloseable {
   /** A snapshot of the counters. */
   TracerStats stats();
 
+  /**
+   * Opens a {@link SharedLaunch} now, on the calling (scheduler) thread: one engine step or dynamic
+   * batch that several requests share. {@code engineFingerprint} (nullable) is written to its log line.
+   *
+   * <pre>{@code
+   * try (SharedLaunch step = tracer.launch(fingerprint)) {
+   *   running.forEach(r -> step.decode(r.trace()));
+   *   step.gpuMs(engine.step(running));
+   * }
+   * }</pre>
+   */
+  default SharedLaunch launch(@Nullable String engineFingerprint) {
+    return TracerFactory.noopLaunch();
+  }
+
+  /** The launch counters: launches opened, lines logged, dropped and lost. */
+  default SharedLaunch.Stats launchStats() {
+    return TracerFactory.noLaunchStats();
+  }
+
   /** Completes when every record ended before this call has reached the sinks and was flushed. */
   CompletableFuture<Void> flush();
 
@@ -164,43 +179,72 @@ public interface InferenceTracer extends AutoCloseable {
 
   /** A tracer that records nothing; its traces accept every call and write nothing. */
   static InferenceTracer noop() {
-    return NoopTracer.INSTANCE;
+    return TracerFactory.noop();
+  }
+
+  /**
+   * The body of a traced request that returns a value: {@link InferenceTracer#call(String,
+   * TracedCallable)}. It may throw {@code E}; the trace records it and the tracer rethrows it unchanged.
+   *
+   * <pre>{@code
+   * String answer = tracer.call("llama-8b", t -> engine.generate(prompt));
+   * }</pre>
+   *
+   * @param <T> the result
+   * @param <E> what the body may throw (checked exceptions included)
+   */
+  @FunctionalInterface
+  interface TracedCallable<T, E extends Throwable> {
+    /** Handles the request under {@code trace}. */
+    T call(InferenceTrace trace) throws E;
+  }
+
+  /**
+   * The body of a traced request that returns nothing: {@link InferenceTracer#run(String,
+   * TracedRunnable)}. It may throw {@code E}; the trace records it and the tracer rethrows it unchanged.
+   *
+   * <pre>{@code
+   * tracer.run("llama-8b", t -> stream(engine, prompt, response));
+   * }</pre>
+   *
+   * @param <E> what the body may throw (checked exceptions included)
+   */
+  @FunctionalInterface
+  interface TracedRunnable<E extends Throwable> {
+    /** Handles the request under {@code trace}. */
+    void run(InferenceTrace trace) throws E;
+  }
+
+  /**
+   * What ending a trace does when the record queue (and, for priority records, the reserved
+   * capacity) is full. Either way the caller is never held longer than the configured block timeout
+   * and every record that is not queued is counted in {@link TracerStats.DispatcherStats}.
+   *
+   * <pre>{@code
+   * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path)
+   *     .queueFullPolicy(InferenceTracer.QueueFullPolicy.DROP).build();
+   * }</pre>
+   */
+  enum QueueFullPolicy {
+    /**
+     * Wait briefly for space, at most {@link Builder#blockTimeout}; then drop the record
+     * and count it as {@link TracerStats.DispatcherStats#droppedBlockTimeout()}. Never waits when called on the
+     * dispatcher's own thread (a sink that records): there it behaves like {@link #DROP}.
+     */
+    BLOCK,
+    /** Drop the record at once and count it as {@link TracerStats.DispatcherStats#droppedQueueFull()}. */
+    DROP
   }
 
   /** Configuration of a tracer. Not thread-safe. */
   final class Builder {
-    /** Environment variable and system property names read by {@link #fromEnvironment()}. */
-    public static final String ENV_LOG_PATH = "TRTRACE_LOG_PATH";
-    public static final String ENV_SAMPLE_RATE = "TRTRACE_SAMPLE_RATE";
-    public static final String ENV_SLOW_MS = "TRTRACE_SLOW_MS";
-    public static final String ENV_QUEUE_SIZE = "TRTRACE_QUEUE_SIZE";
-    public static final String ENV_QUEUE_POLICY = "TRTRACE_QUEUE_POLICY";
-    public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
-
-    final List<RecordSink> sinks = new ArrayList<>();
-    final List<LogFile> logFiles = new ArrayList<>();
-    final List<TraceListener> listeners = new ArrayList<>();
-    final Dispatcher.Builder dispatcher = Dispatcher.builder();
-    Sampler.@Nullable Builder samplerBuilder;
-    @Nullable Sampler sampler;
-    Redactor redactor = Redactor.defaults();
-    boolean inputDigest;
-    int veryLongInputChars = io.github.trtrace.core.internal.InputInspector.DEFAULT_VERY_LONG;
-    @Nullable GpuMetricsSource gpuSource;
-    Duration gpuInterval = Duration.ofMillis(500);
-    Clock wallClock = Clock.systemUTC();
-    LongSupplier nanoClock = System::nanoTime;
-    @Nullable Dispatcher customDispatcher;
-    boolean garbageFree;
-    /** Whether the clocks are the system's (not {@link #clocks}): the tracer may then derive the wall clock. */
-    boolean systemClocks = true;
-    private boolean built;
+    private final TracerFactory factory = new TracerFactory();
 
     Builder() {}
 
     /** Adds a sink; records go to every sink (per-sink failure isolation). */
     public Builder sink(RecordSink sink) {
-      sinks.add(Objects.requireNonNull(sink, "sink"));
+      factory.sink(sink);
       return this;
     }
 
@@ -213,17 +257,10 @@ public interface InferenceTracer extends AutoCloseable {
      * @throws IllegalArgumentException if {@code path} names no file (a root)
      */
     public Builder jsonLinesFile(Path path) {
-      return logFile(path, "jsonLinesFile(" + path + ")");
-    }
-
-    Builder logFile(Path path, String origin) {
-      Objects.requireNonNull(path, "path");
-      if (path.getFileName() == null) {
-        throw new IllegalArgumentException(origin + ": the path must name a file, not a root");
-      }
-      logFiles.add(new LogFile(path, origin));
+      factory.jsonLinesFile(path);
       return this;
     }
+
 
     /**
      * Adds a listener that sees every trace's lifecycle as it happens (e.g. the OpenTelemetry module's
@@ -232,7 +269,7 @@ public interface InferenceTracer extends AutoCloseable {
      * is never affected. Listeners also see records the sampler did not keep.
      */
     public Builder listener(TraceListener listener) {
-      listeners.add(Objects.requireNonNull(listener, "listener"));
+      factory.listener(listener);
       return this;
     }
 
@@ -241,13 +278,13 @@ public interface InferenceTracer extends AutoCloseable {
      * given here wins over {@code TRTRACE_SAMPLE_RATE} and {@code TRTRACE_SLOW_MS} (a warning says so).
      */
     public Builder sampler(Sampler sampler) {
-      this.sampler = Objects.requireNonNull(sampler, "sampler");
+      factory.sampler(sampler);
       return this;
     }
 
     /** Redaction rules for input digests and messages; default {@link Redactor#defaults()}. */
     public Builder redactor(Redactor redactor) {
-      this.redactor = Objects.requireNonNull(redactor, "redactor");
+      factory.redactor(redactor);
       return this;
     }
 
@@ -256,7 +293,7 @@ public interface InferenceTracer extends AutoCloseable {
      * after redaction. Off by default: no input text is recorded unless you opt in.
      */
     public Builder inputDigest(boolean enabled) {
-      this.inputDigest = enabled;
+      factory.inputDigest(enabled);
       return this;
     }
 
@@ -278,8 +315,8 @@ public interface InferenceTracer extends AutoCloseable {
      * object for a new request; from then on a stale call would be recorded in that request. Traces
      * from {@link InferenceTracer#start} are never reused. The pool belongs to the tracer, not to
      * threads (no thread-local holds a closed tracer).
-     * Listeners ({@link #listener}) and a user-supplied {@link #dispatcher} still allocate (they
-     * receive immutable records built on the caller).
+     * Listeners ({@link #listener}) still allocate (they receive immutable records built on the
+     * caller).
      *
      * <pre>{@code
      * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).garbageFree(true).build();
@@ -287,77 +324,95 @@ public interface InferenceTracer extends AutoCloseable {
      * }</pre>
      */
     public Builder garbageFree(boolean enabled) {
-      this.garbageFree = enabled;
+      factory.garbageFree(enabled);
+      return this;
+    }
+
+    /**
+     * Writes the launch log ({@link SharedLaunch}: one JSON line per launch, with its members and
+     * their shares) to a JSON Lines file at {@code path}, opened by {@link #build()}, with the records'
+     * defaults for flushing and rotation. Every launch is logged (no sampling): a record kept at its end
+     * (slow, failed) finds its launches by {@code first_launch_id}..{@code last_launch_id}.
+     */
+    public Builder launchLog(Path path) {
+      factory.launchLog(path);
+      return this;
+    }
+
+    /**
+     * Writes the launch log to {@code sink} (built with the rotation, fsync and flush options you
+     * want); the tracer closes it.
+     */
+    public Builder launchLog(JsonLinesFileSink sink) {
+      factory.launchLog(sink);
+      return this;
+    }
+
+    /**
+     * Members listed per launch line (default 1024); a larger batch's line lists the first ones and
+     * counts the rest in {@code members_truncated}.
+     */
+    public Builder launchLogMembers(int members) {
+      factory.launchLogMembers(members);
       return this;
     }
 
     /** Inputs longer than this many characters get the {@code very_long} flag. */
     public Builder veryLongInputChars(int chars) {
-      if (chars < 1) {
-        throw new IllegalArgumentException("veryLongInputChars must be >= 1: " + chars);
-      }
-      this.veryLongInputChars = chars;
+      factory.veryLongInputChars(chars);
       return this;
     }
 
     /**
      * Polls {@code source} every {@code interval} on a background thread, started by {@link #build()}.
      *
-     * @throws IllegalArgumentException if {@code interval} is shorter than {@link
-     *     GpuMetricsPoller#MIN_INTERVAL}
+     * @throws IllegalArgumentException if {@code interval} is shorter than 10 ms
      */
     public Builder gpuMetrics(GpuMetricsSource source, Duration interval) {
-      Objects.requireNonNull(source, "source");
-      Objects.requireNonNull(interval, "interval");
-      if (interval.compareTo(GpuMetricsPoller.MIN_INTERVAL) < 0) {
-        throw new IllegalArgumentException(
-            "GPU metrics interval must be at least " + GpuMetricsPoller.MIN_INTERVAL.toMillis() + " ms: " + interval);
-      }
-      this.gpuSource = source;
-      this.gpuInterval = interval;
+      factory.gpuMetrics(source, interval);
       return this;
     }
 
     public Builder queueCapacity(int capacity) {
-      dispatcher.queueCapacity(capacity);
+      factory.queueCapacity(capacity);
       return this;
     }
 
     public Builder reservedCapacity(int capacity) {
-      dispatcher.reservedCapacity(capacity);
+      factory.reservedCapacity(capacity);
       return this;
     }
 
     public Builder queueFullPolicy(QueueFullPolicy policy) {
-      dispatcher.policy(policy);
+      factory.queueFullPolicy(policy);
       return this;
     }
 
     public Builder blockTimeout(Duration timeout) {
-      dispatcher.blockTimeout(timeout);
+      factory.blockTimeout(timeout);
       return this;
     }
 
     /**
      * The longest a record waits in the queue before it is written when traffic is light (default
-     * 20 ms; see {@link Dispatcher.Builder#maxWriteDelay}).
+     * 20 ms; a batch is written when it is full or when its oldest record waited this long).
      */
     public Builder maxWriteDelay(Duration delay) {
-      dispatcher.maxWriteDelay(delay);
+      factory.maxWriteDelay(delay);
       return this;
     }
 
     public Builder closeTimeout(Duration timeout) {
-      dispatcher.closeTimeout(timeout);
+      factory.closeTimeout(timeout);
       return this;
     }
 
     /**
      * The longest one sink's call may take before the others get the next batch without it (default
-     * 2 s; see {@link Dispatcher.Builder#exportTimeout}).
+     * 2 s).
      */
     public Builder exportTimeout(Duration timeout) {
-      dispatcher.exportTimeout(timeout);
+      factory.exportTimeout(timeout);
       return this;
     }
 
@@ -366,27 +421,11 @@ public interface InferenceTracer extends AutoCloseable {
      * default on. An explicit {@code close()} removes the hook.
      */
     public Builder shutdownHook(boolean enabled) {
-      dispatcher.shutdownHook(enabled);
+      factory.shutdownHook(enabled);
       return this;
     }
 
-    /**
-     * Uses a dispatcher you built yourself, with its own sinks; the queue options above are then
-     * ignored. Combining it with {@link #sink}, {@link #jsonLinesFile} or {@code TRTRACE_LOG_PATH}
-     * makes {@link #build()} fail: add those sinks to your dispatcher instead.
-     */
-    public Builder dispatcher(Dispatcher dispatcher) {
-      this.customDispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
-      return this;
-    }
 
-    /** Clocks, for tests: wall clock for {@code timestamp}, monotonic nanos for durations. */
-    public Builder clocks(Clock wallClock, LongSupplier nanoClock) {
-      this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
-      this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-      this.systemClocks = false;
-      return this;
-    }
 
     /**
      * Reads settings from system properties, then environment variables (a system property wins):
@@ -399,7 +438,8 @@ public interface InferenceTracer extends AutoCloseable {
      * Invalid values fail here with a message naming the setting.
      */
     public Builder fromEnvironment() {
-      return fromEnvironment(TracerSettings.systemLookup());
+      factory.fromEnvironment();
+      return this;
     }
 
     /**
@@ -415,85 +455,18 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder fromProperties(java.util.function.Function<String, @Nullable String> byPropertyName) {
       Objects.requireNonNull(byPropertyName, "byPropertyName");
-      return fromEnvironment((property, env) -> byPropertyName.apply(property));
-    }
-
-    Builder fromEnvironment(TracerSettings.Lookup lookup) {
-      TracerSettings.apply(this, lookup);
+      factory.fromEnvironment((property, env) -> byPropertyName.apply(property));
       return this;
     }
 
-    Sampler.Builder samplerBuilder() {
-      if (samplerBuilder == null) {
-        samplerBuilder = Sampler.builder();
-      }
-      return samplerBuilder;
-    }
-
     /**
-     * Validates every setting, then opens the log files, starts the dispatcher and the GPU poller,
-     * and returns the tracer. When opening something fails, what was already opened is closed again.
+     * Builds the tracer: opens the JSON Lines files and starts the dispatcher's worker (and the GPU
+     * poller). A builder builds one tracer.
      *
-     * @throws IllegalStateException when no sink is configured, sinks are combined with {@link
-     *     #dispatcher(Dispatcher)}, or {@code build()} was called before
-     * @throws IllegalArgumentException when two sinks have the same name
-     * @throws java.io.UncheckedIOException when a log file cannot be created or opened
+     * @throws IllegalStateException if no sink was configured, or {@code build()} was already called
      */
     public InferenceTracer build() {
-      if (customDispatcher != null && (!sinks.isEmpty() || !logFiles.isEmpty())) {
-        List<String> given = new ArrayList<>();
-        sinks.forEach(s -> given.add("sink(" + s.name() + ")"));
-        logFiles.forEach(f -> given.add(f.origin()));
-        throw new IllegalStateException(
-            "dispatcher(...) was given, so records go to that dispatcher's sinks only; " + given
-                + " would be silently ignored: add them to your Dispatcher.builder() instead");
-      }
-      if (customDispatcher == null && sinks.isEmpty() && logFiles.isEmpty()) {
-        throw new IllegalStateException(
-            "no sink configured: call sink(...), jsonLinesFile(...) or fromEnvironment() with "
-                + ENV_LOG_PATH);
-      }
-      if (built) {
-        throw new IllegalStateException("build() was already called: a builder builds one tracer");
-      }
-      Sampler chosen = chooseSampler();
-      List<LogFile> files = LogFile.distinct(logFiles);
-      Dispatcher.Builder names = Dispatcher.builder();
-      sinks.forEach(names::sink); // blank or duplicate names fail here, before anything is opened
-      built = true;
-      Dispatcher.Builder db = dispatcher;
-      sinks.forEach(db::sink);
-      List<RecordSink> opened = new ArrayList<>();
-      Dispatcher d = null;
-      try {
-        for (LogFile f : files) {
-          RecordSink sink = f.open();
-          opened.add(sink);
-          db.sink(sink);
-        }
-        d = customDispatcher != null ? customDispatcher : db.build();
-        GpuMetricsPoller poller = gpuSource == null ? null : GpuMetricsPoller.start(gpuSource, gpuInterval);
-        return new DefaultInferenceTracer(this, chosen, d, poller);
-      } catch (RuntimeException | Error e) {
-        if (d != null && d != customDispatcher) {
-          d.close();
-        } else {
-          LogFile.closeAll(opened, e);
-        }
-        throw e;
-      }
-    }
-
-    private Sampler chooseSampler() {
-      if (sampler == null) {
-        return samplerBuilder != null ? samplerBuilder.build() : Sampler.builder().build();
-      }
-      if (samplerBuilder != null) {
-        org.slf4j.LoggerFactory.getLogger("io.github.trtrace.tracer")
-            .warn("trtrace: sampler(...) was given, so the {} and {} settings are ignored",
-                ENV_SAMPLE_RATE, ENV_SLOW_MS);
-      }
-      return sampler;
+      return factory.build();
     }
   }
 }

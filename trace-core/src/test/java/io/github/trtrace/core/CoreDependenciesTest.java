@@ -22,7 +22,7 @@ class CoreDependenciesTest {
         .resideInAnyPackage(
             "java..",
             "javax.annotation..",
-            "javax.crypto..", // java.base: HMAC for PersonalDataIds
+            "javax.crypto..", // java.base: HMAC for RequestIds.PersonalDataIds
             "org.slf4j..",
             "org.jspecify.annotations..", // annotations only, provided scope
             "org.jctools..", // relocated into io.github.trtrace.core.internal.shaded at package time

@@ -1,5 +1,6 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.context.RequestContext;
@@ -38,7 +39,7 @@ class GarbageFreeModeTest {
   }
 
   private InferenceTracer tracer(boolean garbageFree) {
-    return InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).garbageFree(garbageFree).build();
+    return new TracerFactory().sink(sink).clocks(wall, nanos::get).garbageFree(garbageFree).build();
   }
 
   private InferenceRecord record(String requestId) {
@@ -161,12 +162,12 @@ class GarbageFreeModeTest {
       }
 
       @Override
-      public io.github.trtrace.core.sampling.SamplerStats stats() {
+      public io.github.trtrace.core.sampling.Sampler.Stats stats() {
         return always.stats();
       }
     };
     Thread[] closer = new Thread[1];
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get)
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get)
         .sampler(pausingOnce).garbageFree(true).build()) {
       tracer.run("m", "req-a", t -> {
         t.inputTokens(1);
@@ -206,8 +207,8 @@ class GarbageFreeModeTest {
       InferenceRecord empty = record("req-empty");
       InferenceRecord expected = InferenceRecord.builder("req-empty", "m")
           .timestamp(wall.instant()).latencyMs(0).sampledReason(Sampler.SAMPLED).build();
-      assertThat(io.github.trtrace.core.json.RecordJson.toJson(empty))
-          .isEqualTo(io.github.trtrace.core.json.RecordJson.toJson(expected));
+      assertThat(io.github.trtrace.core.RecordConvention.toJson(empty))
+          .isEqualTo(io.github.trtrace.core.RecordConvention.toJson(expected));
     }
   }
 
@@ -243,7 +244,7 @@ class GarbageFreeModeTest {
     CapturingSink viaBuilder = CapturingSink.create();
     TraceListener noop = (t, s) -> TraceListener.Handle.NOOP;
     try (InferenceTracer direct = tracer(true);
-        InferenceTracer built = InferenceTracer.builder().sink(viaBuilder).clocks(wall, nanos::get).listener(noop).build()) {
+        InferenceTracer built = new TracerFactory().sink(viaBuilder).clocks(wall, nanos::get).listener(noop).build()) {
       for (InferenceTracer tracer : List.of(direct, built)) {
         tracer.run("llama", "req-same", t -> {
           t.runStage(Stage.QUEUE, () -> nanos.addAndGet(1_000_000));
@@ -260,8 +261,8 @@ class GarbageFreeModeTest {
         });
         tracer.flush().join();
       }
-      String fromEntry = io.github.trtrace.core.json.RecordJson.toJson(sink.records().get(0));
-      assertThat(fromEntry).isEqualTo(io.github.trtrace.core.json.RecordJson.toJson(viaBuilder.records().get(0)));
+      String fromEntry = io.github.trtrace.core.RecordConvention.toJson(sink.records().get(0));
+      assertThat(fromEntry).isEqualTo(io.github.trtrace.core.RecordConvention.toJson(viaBuilder.records().get(0)));
       assertThat(fromEntry).contains("\"attributes\":{\"b\":\"3\",\"a\":\"1\"}", "\"layers\"", "\"events\"",
           "\"input_flags\"", "\"output_flags\"", "\"status\":\"timeout\"");
     }
@@ -282,7 +283,7 @@ class GarbageFreeModeTest {
     };
     Sampler none = Sampler.builder().rate(0).build();
     try (InferenceTracer tracer =
-        InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).sampler(none).listener(listener).build()) {
+        new TracerFactory().sink(sink).clocks(wall, nanos::get).sampler(none).listener(listener).build()) {
       tracer.run("m", "req-overflow", t -> t.addGpuMs(Double.MAX_VALUE).addGpuMs(Double.MAX_VALUE));
       tracer.flush().join();
       TracerStats s = tracer.stats();

@@ -1,11 +1,13 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
+import io.github.trtrace.core.internal.trace.TracerSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
@@ -37,7 +39,7 @@ class InferenceTracerTest {
   @BeforeEach
   void setUp() {
     sink = CapturingSink.create();
-    tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).build();
   }
 
   @AfterEach
@@ -333,7 +335,7 @@ class InferenceTracerTest {
   @Test
   void inputDigestIsTakenFromTheInputAsItWasWhenGiven() {
     tracer.close();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
     StringBuilder reused = new StringBuilder("first prompt");
     try (InferenceTrace t = tracer.start("m", "req-snapshot")) {
       t.input(reused);
@@ -358,7 +360,7 @@ class InferenceTracerTest {
   @Test
   void inputDigestIsRedactedAndOnlyOnFailedOrSlowRecords() {
     tracer.close();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
     try (InferenceTrace t = tracer.start("m", "req-ok")) {
       t.input("mail me at alice@example.com");
     }
@@ -375,7 +377,7 @@ class InferenceTracerTest {
   @Test
   void theLastInputWinsWhetherItsFlagsAreComputedOnTheCallerOrOnTheWorker() {
     tracer.close();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
     try (InferenceTrace t = tracer.start("m", "req-string-last")) {
       t.input(new StringBuilder("bidi \u202E here")); // mutable: scanned on the caller
       t.input("zero\u200Bwidth");                     // a String: scanned where the record is built
@@ -431,7 +433,7 @@ class InferenceTracerTest {
         throw new IllegalStateException("rule broke");
       }
     };
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(failing).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).redactor(failing).clocks(wall, nanos::get).build();
     try (InferenceTrace t = tracer.start("m", "req-redactor")) {
       t.input("mail me at alice@example.com");
       t.error("boom");
@@ -462,7 +464,7 @@ class InferenceTracerTest {
         throw new StackOverflowError();
       }
     };
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(overflowing).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).redactor(overflowing).clocks(wall, nanos::get).build();
     try (InferenceTrace t = tracer.start("m", "req-overflowing-redactor")) {
       t.input("mail me at alice@example.com");
       t.error("boom");
@@ -508,23 +510,22 @@ class InferenceTracerTest {
         return defaults.digest(rawInput);
       }
     };
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).redactor(holding).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).inputDigest(true).redactor(holding).clocks(wall, nanos::get).build();
     try (InferenceTrace t = tracer.start("m", "req-holds-the-worker")) {
       t.input("short");
       t.error("boom");
     }
     assertThat(insideRedactor.await(20, TimeUnit.SECONDS)).isTrue(); // the worker is building that record
-    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
     // a queued record whose input takes the whole budget of deferred text ...
-    String filling = "x".repeat((int) RecordEntry.Pool.MAX_DEFERRED_CHARS - 10);
+    String filling = "x".repeat((int) TracerFactory.DEFERRED_CHARS_BUDGET - 10);
     try (InferenceTrace t = tracer.start("m", "req-fills-the-budget")) {
       t.input(filling);
     }
-    assertThat(entries.deferredChars()).isEqualTo(filling.length());
+    assertThat(TracerFactory.deferredChars(tracer)).isEqualTo(filling.length());
     filling = null;
     // ... so the next request's long texts are inspected on the caller and not kept by the queue
     List<java.lang.ref.WeakReference<String>> texts = traceLongTexts("req-long");
-    assertThat(entries.deferredChars()).isEqualTo(RecordEntry.Pool.MAX_DEFERRED_CHARS - 10);
+    assertThat(TracerFactory.deferredChars(tracer)).isEqualTo(TracerFactory.DEFERRED_CHARS_BUDGET - 10);
     for (int i = 0; i < 50 && texts.stream().anyMatch(w -> w.get() != null); i++) {
       System.gc();
       Thread.sleep(20);
@@ -538,24 +539,23 @@ class InferenceTracerTest {
     assertThat(r.outputFlags()).containsExactly(OutputFlag.REPETITION);
     assertThat(sink.findByRequestId("req-fills-the-budget").orElseThrow().inputFlags())
         .containsExactly(InputFlag.VERY_LONG);
-    assertThat(entries.deferredChars()).as("every share given back once the records are built").isZero();
+    assertThat(TracerFactory.deferredChars(tracer)).as("every share given back once the records are built").isZero();
     // with the budget free again, a String's inspection is deferred again (and given back again)
     traceLongTexts("req-long-2");
     tracer.flush().join();
     assertThat(sink.findByRequestId("req-long-2").orElseThrow().outputFlags()).containsExactly(OutputFlag.REPETITION);
-    assertThat(entries.deferredChars()).isZero();
+    assertThat(TracerFactory.deferredChars(tracer)).isZero();
   }
 
   @Test
   void anInputOverTheBudgetIsInspectedAndDigestedOnTheCallerAndKeptByNoQueuedEntry() {
     tracer.close();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
-    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
-    String huge = "mail alice@example.com " + "y".repeat((int) RecordEntry.Pool.MAX_DEFERRED_CHARS);
+    tracer = new TracerFactory().sink(sink).inputDigest(true).clocks(wall, nanos::get).build();
+    String huge = "mail alice@example.com " + "y".repeat((int) TracerFactory.DEFERRED_CHARS_BUDGET);
     try (InferenceTrace t = tracer.start("m", "req-over-the-budget")) {
       t.input(huge).error("boom");
     }
-    assertThat(entries.deferredChars()).as("neither its flags nor its digest wait for the worker").isZero();
+    assertThat(TracerFactory.deferredChars(tracer)).as("neither its flags nor its digest wait for the worker").isZero();
     tracer.flush().join();
     InferenceRecord r = sink.findByRequestId("req-over-the-budget").orElseThrow();
     assertThat(r.inputFlags()).contains(InputFlag.VERY_LONG);
@@ -565,17 +565,16 @@ class InferenceTracerTest {
   @Test
   void aSampledOutRequestGivesItsShareOfTheDeferredTextBudgetBack() {
     tracer.close();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true)
+    tracer = new TracerFactory().sink(sink).inputDigest(true)
         .sampler(io.github.trtrace.core.sampling.Sampler.builder().rate(0.0).adaptiveSlow(false).build())
         .clocks(wall, nanos::get).build();
-    RecordEntry.Pool entries = ((DefaultInferenceTracer) tracer).entries;
     try (InferenceTrace t = tracer.start("m", "req-sampled-out")) {
       t.input("a prompt\u202E").output("an answer");
       t.input("a second prompt replaces the first"); // the first one's share is given back here
-      assertThat(entries.deferredChars()).isEqualTo("a second prompt replaces the first".length() + "an answer".length());
+      assertThat(TracerFactory.deferredChars(tracer)).isEqualTo("a second prompt replaces the first".length() + "an answer".length());
     }
     assertThat(tracer.stats().sampledOut()).isEqualTo(1);
-    assertThat(entries.deferredChars()).isZero();
+    assertThat(TracerFactory.deferredChars(tracer)).isZero();
   }
 
   /** Traces a request with a long input and output; returns the texts, weakly. */
@@ -592,7 +591,7 @@ class InferenceTracerTest {
   void aListenerSeesTheFlagsAndDigestOfAStringInput() {
     tracer.close();
     List<InferenceRecord> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-    tracer = InferenceTracer.builder().sink(sink).inputDigest(true).clocks(wall, nanos::get)
+    tracer = new TracerFactory().sink(sink).inputDigest(true).clocks(wall, nanos::get)
         .listener((trace, startEpochNanos) -> new TraceListener.Handle() {
           @Override
           public void onEnd(InferenceRecord record, long endEpochNanos) {
@@ -615,7 +614,7 @@ class InferenceTracerTest {
   @Test
   void sampledOutRequestsStillCount() {
     tracer.close();
-    tracer = InferenceTracer.builder()
+    tracer = new TracerFactory()
         .sink(sink)
         .sampler(Sampler.builder().rate(0.0).adaptiveSlow(false).build())
         .clocks(wall, nanos::get)
@@ -640,32 +639,32 @@ class InferenceTracerTest {
   @Test
   void settingsFromEnvironmentAreAppliedAndBadValuesNamed() {
     Map<String, String> env = new HashMap<>();
-    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "0.5");
-    env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "drop");
-    env.put(InferenceTracer.Builder.ENV_QUEUE_SIZE, "1024");
-    InferenceTracer.Builder ok = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e));
-    assertThat(ok.samplerBuilder).isNotNull();
-    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "1.5");
-    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+    env.put(TracerSettings.ENV_SAMPLE_RATE, "0.5");
+    env.put(TracerSettings.ENV_QUEUE_POLICY, "drop");
+    env.put(TracerSettings.ENV_QUEUE_SIZE, "1024");
+    TracerFactory ok = new TracerFactory().fromEnvironment((p, e) -> env.get(e));
+    assertThat(ok.environmentSampler()).isNotNull();
+    env.put(TracerSettings.ENV_SAMPLE_RATE, "1.5");
+    assertThatThrownBy(() -> new TracerFactory().fromEnvironment((p, e) -> env.get(e)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("TRTRACE_SAMPLE_RATE");
-    env.put(InferenceTracer.Builder.ENV_SAMPLE_RATE, "0.5");
-    env.put(InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes");
-    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
+    env.put(TracerSettings.ENV_SAMPLE_RATE, "0.5");
+    env.put(TracerSettings.ENV_QUEUE_POLICY, "sometimes");
+    assertThatThrownBy(() -> new TracerFactory().fromEnvironment((p, e) -> env.get(e)))
         .hasMessageContaining("TRTRACE_QUEUE_POLICY");
   }
 
   @Test
   void everyOutOfRangeSettingFailsNamingItsVariableAndProperty() {
     Map<String, String> bad = Map.of(
-        InferenceTracer.Builder.ENV_SAMPLE_RATE, "half",
-        InferenceTracer.Builder.ENV_SLOW_MS, "0.0000001",
-        InferenceTracer.Builder.ENV_QUEUE_SIZE, "0",
-        InferenceTracer.Builder.ENV_QUEUE_POLICY, "sometimes",
-        InferenceTracer.Builder.ENV_INPUT_DIGEST, "yes",
-        InferenceTracer.Builder.ENV_LOG_PATH, "logs/\0.log");
+        TracerSettings.ENV_SAMPLE_RATE, "half",
+        TracerSettings.ENV_SLOW_MS, "0.0000001",
+        TracerSettings.ENV_QUEUE_SIZE, "0",
+        TracerSettings.ENV_QUEUE_POLICY, "sometimes",
+        TracerSettings.ENV_INPUT_DIGEST, "yes",
+        TracerSettings.ENV_LOG_PATH, "logs/\0.log");
     bad.forEach((name, value) ->
-        assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> e.equals(name) ? value : null))
+        assertThatThrownBy(() -> new TracerFactory().fromEnvironment((p, e) -> e.equals(name) ? value : null))
             .as(name)
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageStartingWith(name + " (trtrace."));
@@ -675,10 +674,10 @@ class InferenceTracerTest {
   void anInvalidSettingOpensNoLogFile(@TempDir Path dir) {
     Path log = dir.resolve("inference.log");
     Map<String, String> env = Map.of(
-        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
-        InferenceTracer.Builder.ENV_QUEUE_SIZE, "-1");
-    assertThatThrownBy(() -> InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)))
-        .hasMessageContaining(InferenceTracer.Builder.ENV_QUEUE_SIZE);
+        TracerSettings.ENV_LOG_PATH, log.toString(),
+        TracerSettings.ENV_QUEUE_SIZE, "-1");
+    assertThatThrownBy(() -> new TracerFactory().fromEnvironment((p, e) -> env.get(e)))
+        .hasMessageContaining(TracerSettings.ENV_QUEUE_SIZE);
     assertThat(log).doesNotExist();
   }
 
@@ -686,12 +685,12 @@ class InferenceTracerTest {
   void logPathSampleRateSlowThresholdAndDigestFromEnvironmentShapeTheLog(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("logs").resolve("inference.log");
     Map<String, String> env = Map.of(
-        InferenceTracer.Builder.ENV_LOG_PATH, log.toString(),
-        InferenceTracer.Builder.ENV_SAMPLE_RATE, "0",
-        InferenceTracer.Builder.ENV_SLOW_MS, "5",
-        InferenceTracer.Builder.ENV_INPUT_DIGEST, "TRUE");
+        TracerSettings.ENV_LOG_PATH, log.toString(),
+        TracerSettings.ENV_SAMPLE_RATE, "0",
+        TracerSettings.ENV_SLOW_MS, "5",
+        TracerSettings.ENV_INPUT_DIGEST, "TRUE");
     tracer.close();
-    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().fromEnvironment((p, e) -> env.get(e)).clocks(wall, nanos::get).build();
     for (int i = 0; i < 3; i++) {
       try (InferenceTrace t = tracer.start("m", "req-fast-" + i)) {
         advanceMs(1);                           // ordinary success at rate 0: sampled out
@@ -720,10 +719,10 @@ class InferenceTracerTest {
       }
     });
     Map<String, String> env = Map.of(
-        InferenceTracer.Builder.ENV_QUEUE_SIZE, "2",
-        InferenceTracer.Builder.ENV_QUEUE_POLICY, "drop");
+        TracerSettings.ENV_QUEUE_SIZE, "2",
+        TracerSettings.ENV_QUEUE_POLICY, "drop");
     tracer.close();
-    tracer = InferenceTracer.builder().fromEnvironment((p, e) -> env.get(e)).sink(stalled).build();
+    tracer = new TracerFactory().fromEnvironment((p, e) -> env.get(e)).sink(stalled).build();
     try {
       for (int i = 0; i < 20; i++) {
         try (InferenceTrace t = tracer.start("m")) {
@@ -744,7 +743,7 @@ class InferenceTracerTest {
     String before = System.getProperty(property);
     System.setProperty(property, "0.25");
     try {
-      assertThat(TracerSettings.systemLookup().get(property, InferenceTracer.Builder.ENV_SAMPLE_RATE))
+      assertThat(TracerSettings.systemLookup().get(property, TracerSettings.ENV_SAMPLE_RATE))
           .isEqualTo("0.25");
     } finally {
       if (before == null) {
@@ -759,7 +758,7 @@ class InferenceTracerTest {
 
   @Test
   void aTracerWithoutSinkIsRefusedWithAClearMessage() {
-    assertThatThrownBy(() -> InferenceTracer.builder().build())
+    assertThatThrownBy(() -> new TracerFactory().build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no sink");
   }
@@ -779,18 +778,19 @@ class InferenceTracerTest {
   @Test
   void recordsCarryTheMeanAndMaximumGpuUtilisationOverTheirOwnLifetime() throws Exception {
     tracer.close();
-    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuReading> readings =
+    java.util.concurrent.BlockingQueue<io.github.trtrace.core.gpu.GpuMetricsSource.Reading> readings =
         new java.util.concurrent.LinkedBlockingQueue<>();
     AtomicLong reads = new AtomicLong();
     io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
       reads.incrementAndGet(); // the poller reads again only after it stored the previous reading
       return readings.take();
     };
-    tracer = InferenceTracer.builder().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
+    tracer = new TracerFactory().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
     long[] fed = {0};
     java.util.function.DoubleConsumer poll = util -> {
-      readings.add(new io.github.trtrace.core.gpu.GpuReading(
-          util, util / 2, 1000 + util, 143_771, 41, 1980, List.of(), 0L));
+      readings.add(io.github.trtrace.core.gpu.GpuMetricsSource.Reading.builder().utilPercent(util)
+          .memUtilPercent(util / 2).memUsedMb(1000 + util).memTotalMb(143_771).temperatureC(41).smClockMhz(1980)
+          .build());
       long n = ++fed[0];
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reads.get() > n);
     };
@@ -815,9 +815,10 @@ class InferenceTracerTest {
     java.util.Set<Thread> pollingThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     io.github.trtrace.core.gpu.GpuMetricsSource source = () -> {
       pollingThreads.add(Thread.currentThread());
-      return new io.github.trtrace.core.gpu.GpuReading(87.0, 61_440, 143_771, 41, 1980, List.of(), 0L);
+      return io.github.trtrace.core.gpu.GpuMetricsSource.Reading.builder().utilPercent(87.0).memUsedMb(61_440)
+          .memTotalMb(143_771).temperatureC(41).smClockMhz(1980).build();
     };
-    tracer = InferenceTracer.builder().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
+    tracer = new TracerFactory().sink(sink).gpuMetrics(source, Duration.ofMillis(10)).build();
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !pollingThreads.isEmpty());
     try (InferenceTrace t = tracer.start("m", "req-gpu")) {
       t.outputTokens(1);

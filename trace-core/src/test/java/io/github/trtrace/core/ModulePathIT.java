@@ -42,7 +42,7 @@ class ModulePathIT {
 
   @Test
   void aConsumerModuleCannotCompileAgainstAnInternalClass(@TempDir Path dir) throws IOException {
-    Path src = consumer(dir, "import io.github.trtrace.core.internal.RateLimitedLogger;\n",
+    Path src = consumer(dir, "import io.github.trtrace.core.internal.log.RateLimitedLogger;\n",
         "System.out.println(RateLimitedLogger.class);");
     Compilation c = compile(src, dir.resolve("out"));
     assertThat(c.ok()).as(c.diagnostics()).isFalse();

@@ -1,5 +1,6 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.sink.CapturingSink;
@@ -49,7 +50,7 @@ class StageNestingTest {
   @Test
   void theDemosPatternPutsEveryMillisecondInExactlyOneStage() {
     CapturingSink sink = CapturingSink.create();
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).build()) {
       String text = tracer.call("m", t -> {
         t.runStage(Stage.QUEUE, () -> advanceMs(4));
         t.runStage(Stage.PREPROCESS, () -> advanceMs(2));
@@ -98,7 +99,7 @@ class StageNestingTest {
       }
     };
     try (InferenceTracer tracer =
-        InferenceTracer.builder().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
+        new TracerFactory().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
       tracer.run("m", t -> t.runStage(Stage.DECODE, () -> {
         advanceMs(1);
         launch(t, 2);
@@ -129,7 +130,7 @@ class StageNestingTest {
   @Property(tries = 300)
   void stageTimesNeverAddUpToMoreThanTheLatency(@ForAll("programs") List<Step> program) {
     CapturingSink sink = CapturingSink.create();
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-prop")) {
         List<InferenceTrace.StageTimer> handles = new ArrayList<>();
         for (Step s : program) {

@@ -1,5 +1,6 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +34,7 @@ class TraceLifecycleTest {
   void setUp() {
     MDC.clear();
     sink = CapturingSink.create();
-    tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build();
+    tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).build();
   }
 
   @AfterEach

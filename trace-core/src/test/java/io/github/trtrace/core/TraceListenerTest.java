@@ -1,5 +1,6 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.sampling.Sampler;
@@ -54,8 +55,8 @@ class TraceListenerTest {
     };
   }
 
-  private InferenceTracer.Builder builder() {
-    return InferenceTracer.builder().sink(CapturingSink.create()).clocks(wall, nanos::get);
+  private TracerFactory builder() {
+    return new TracerFactory().sink(CapturingSink.create()).clocks(wall, nanos::get);
   }
 
   @Test
@@ -87,7 +88,7 @@ class TraceListenerTest {
         ended.add(record);
       }
     };
-    try (InferenceTracer tracer = InferenceTracer.builder()
+    try (InferenceTracer tracer = new TracerFactory()
         .sink(sink).listener(l).sampler(Sampler.builder().rate(0.0).build()).clocks(wall, nanos::get).build()) {
       tracer.run("m", t -> t.outputTokens(3));
       tracer.flush().join();
@@ -119,7 +120,7 @@ class TraceListenerTest {
       throw new IllegalStateException("cannot start");
     };
     TraceListener returnsNull = (t, s) -> null;
-    try (InferenceTracer tracer = InferenceTracer.builder()
+    try (InferenceTracer tracer = new TracerFactory()
         .sink(sink).listener(failsOnStage).listener(failsOnStart).listener(returnsNull)
         .listener(recording("ok")).clocks(wall, nanos::get).build()) {
       String answer = tracer.call("m", t -> {
@@ -139,7 +140,7 @@ class TraceListenerTest {
   @Test
   void withoutListenersNothingChanges() {
     CapturingSink sink = CapturingSink.create();
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).build()) {
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).build()) {
       try (InferenceTrace t = tracer.start("m", "req-plain")) {
         TraceScope scope = t.makeCurrent();
         assertThat(org.slf4j.MDC.get("request_id")).isEqualTo("req-plain");
@@ -158,7 +159,7 @@ class TraceListenerTest {
       trace.traceContext("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"); // the listener's own span
       return TraceListener.Handle.NOOP;
     };
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).listener(linking).build()) {
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).listener(linking).build()) {
       tracer.run("m", "req-link-1", t ->
           t.traceContext("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")); // e.g. an HTTP filter, later
       tracer.flush().get();
@@ -181,7 +182,7 @@ class TraceListenerTest {
       }
 
       @Override
-      public io.github.trtrace.core.sampling.SamplerStats stats() {
+      public io.github.trtrace.core.sampling.Sampler.Stats stats() {
         return Sampler.always().stats();
       }
     };
@@ -197,7 +198,7 @@ class TraceListenerTest {
         endedB.add(record);
       }
     };
-    try (InferenceTracer tracer = InferenceTracer.builder().sink(sink).clocks(wall, nanos::get).sampler(failing).listener(a).listener(b).build()) {
+    try (InferenceTracer tracer = new TracerFactory().sink(sink).clocks(wall, nanos::get).sampler(failing).listener(a).listener(b).build()) {
       tracer.run("m", "req-broken", t -> {
         t.outputTokens(3);
         nanos.addAndGet(4_000_000);

@@ -1,10 +1,12 @@
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
+import io.github.trtrace.core.internal.trace.TracerSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
@@ -19,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** The builder validates everything before it opens anything, and one file is one sink. */
 class TracerBuilderTest {
 
-  private static InferenceTracer.Builder withEnvLogPath(String value) {
-    return InferenceTracer.builder()
-        .fromEnvironment((p, e) -> e.equals(InferenceTracer.Builder.ENV_LOG_PATH) ? value : null);
+  private static TracerFactory withEnvLogPath(String value) {
+    return new TracerFactory()
+        .fromEnvironment((p, e) -> e.equals(TracerSettings.ENV_LOG_PATH) ? value : null);
   }
 
   private static long linesIn(Path file) throws IOException {
@@ -92,7 +94,7 @@ class TracerBuilderTest {
   @Test
   void jsonLinesFileOpensNothingUntilBuild(@TempDir Path dir) {
     Path log = dir.resolve("sub").resolve("inference.log");
-    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(log);
+    TracerFactory b = new TracerFactory().jsonLinesFile(log);
     assertThat(log.getParent()).doesNotExist();
     try (InferenceTracer tracer = b.build()) {
       assertThat(log).exists();
@@ -104,14 +106,14 @@ class TracerBuilderTest {
     CapturingSink own = CapturingSink.create();
     Dispatcher custom = Dispatcher.builder().sink(own).build();
     try {
-      assertThatThrownBy(() -> InferenceTracer.builder().dispatcher(custom).sink(RecordSink.named("extra", b -> {})).build())
+      assertThatThrownBy(() -> new TracerFactory().dispatcher(custom).sink(RecordSink.named("extra", b -> {})).build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("dispatcher(...)")
           .hasMessageContaining("sink(extra)");
       Path log = dir.resolve("x.log");
       assertThatThrownBy(() -> withEnvLogPath(log.toString()).dispatcher(custom).build())
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining(InferenceTracer.Builder.ENV_LOG_PATH);
+          .hasMessageContaining(TracerSettings.ENV_LOG_PATH);
       assertThat(log).doesNotExist();
     } finally {
       custom.close();
@@ -122,8 +124,8 @@ class TracerBuilderTest {
   void aBadGpuIntervalFailsInTheBuilderBeforeAnyFileOrThreadExists(@TempDir Path dir) throws IOException {
     Path log = dir.resolve("inference.log");
     long threadsBefore = dispatcherThreads();
-    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(log);
-    assertThatThrownBy(() -> b.gpuMetrics(() -> GpuReading.UNKNOWN, Duration.ofMillis(1)))
+    TracerFactory b = new TracerFactory().jsonLinesFile(log);
+    assertThatThrownBy(() -> b.gpuMetrics(() -> GpuMetricsSource.Reading.UNKNOWN, Duration.ofMillis(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least 10 ms");
     assertThat(log).doesNotExist();
@@ -133,7 +135,7 @@ class TracerBuilderTest {
   @Test
   void duplicateSinkNamesFailBeforeAnyFileIsOpened(@TempDir Path dir) {
     Path log = dir.resolve("inference.log");
-    InferenceTracer.Builder b = InferenceTracer.builder()
+    TracerFactory b = new TracerFactory()
         .jsonLinesFile(log)
         .sink(RecordSink.named("same", x -> {}))
         .sink(RecordSink.named("same", x -> {}));
@@ -147,7 +149,7 @@ class TracerBuilderTest {
     Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
     Path bad = notADirectory.resolve("bad.log");
     long threadsBefore = dispatcherThreads();
-    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(good).jsonLinesFile(bad);
+    TracerFactory b = new TracerFactory().jsonLinesFile(good).jsonLinesFile(bad);
     assertThatThrownBy(b::build)
         .isInstanceOf(UncheckedIOException.class)
         .hasMessageContaining("jsonLinesFile(" + bad + ")");
@@ -159,15 +161,15 @@ class TracerBuilderTest {
   @Test
   void aSinkNameClashWithALogFileClosesTheOpenedFile(@TempDir Path dir) throws IOException {
     Path log = dir.resolve("inference.log");
-    InferenceTracer.Builder b =
-        InferenceTracer.builder().sink(RecordSink.named("jsonl:" + log, x -> {})).jsonLinesFile(log);
+    TracerFactory b =
+        new TracerFactory().sink(RecordSink.named("jsonl:" + log, x -> {})).jsonLinesFile(log);
     assertThatThrownBy(b::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicate");
     assertThat(openDescriptors(log)).isZero();
   }
 
   @Test
   void aBuilderBuildsOneTracer() {
-    InferenceTracer.Builder b = InferenceTracer.builder().sink(CapturingSink.create());
+    TracerFactory b = new TracerFactory().sink(CapturingSink.create());
     try (InferenceTracer first = b.build()) {
       assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("already");
     }
@@ -176,7 +178,7 @@ class TracerBuilderTest {
   @Test
   void theOpenFileCheckSeesAnOpenTracersFile(@TempDir Path dir) throws IOException {
     Path log = dir.resolve("inference.log");
-    try (InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(log).build()) {
+    try (InferenceTracer tracer = new TracerFactory().jsonLinesFile(log).build()) {
       assertThat(openDescriptors(log)).as("the check used above works").isEqualTo(1);
     }
     assertThat(openDescriptors(log)).isZero();

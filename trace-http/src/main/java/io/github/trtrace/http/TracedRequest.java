@@ -2,8 +2,8 @@ package io.github.trtrace.http;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
-import io.github.trtrace.core.TracedCallable;
-import io.github.trtrace.core.TracedRunnable;
+import io.github.trtrace.core.InferenceTracer.TracedCallable;
+import io.github.trtrace.core.InferenceTracer.TracedRunnable;
 import io.github.trtrace.core.context.RequestContext;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

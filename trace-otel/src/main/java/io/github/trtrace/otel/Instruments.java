@@ -4,7 +4,7 @@ import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.Status;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.BatchCallback;
@@ -247,15 +247,15 @@ final class Instruments {
       DispatcherStats d = s.dispatcher();
       this.queued = d.queued();
       // Written by every sink: the smallest per-sink count (a record counts once it reached each destination).
-      this.written = d.sinks().values().stream().mapToLong(DispatcherStats.SinkStats::written).min().orElse(0);
+      this.written = d.sinks().values().stream().mapToLong(TracerStats.SinkStats::written).min().orElse(0);
       this.droppedQueueFull = d.droppedQueueFull();
       this.droppedBlockTimeout = d.droppedBlockTimeout();
       this.droppedClosed = d.droppedClosed();
       this.failed = s.recordErrors();
       this.sampledOut = s.sampledOut();
       List<Sink> list = new ArrayList<>(d.sinks().size());
-      for (Map.Entry<String, DispatcherStats.SinkStats> e : d.sinks().entrySet()) {
-        DispatcherStats.SinkStats k = e.getValue();
+      for (Map.Entry<String, TracerStats.SinkStats> e : d.sinks().entrySet()) {
+        TracerStats.SinkStats k = e.getValue();
         list.add(new Sink(e.getKey(), k.lost(), k.failures()));
       }
       this.sinks = list;

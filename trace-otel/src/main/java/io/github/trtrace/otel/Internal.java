@@ -1,6 +1,6 @@
 package io.github.trtrace.otel;
 
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import org.slf4j.LoggerFactory;
 
 /** Shared, rate-limited logging of what trace-otel ignored (recording never throws into the host). */

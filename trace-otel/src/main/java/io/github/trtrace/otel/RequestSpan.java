@@ -7,7 +7,7 @@ import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.TraceScope;
-import io.github.trtrace.core.internal.JsonWriter;
+import io.github.trtrace.core.internal.json.JsonWriter;
 import io.github.trtrace.core.sampling.Sampler;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -192,7 +192,8 @@ final class RequestSpan implements TraceListener.Handle {
 
   /**
    * The record's outcome, usage and timings on the request span. Text the host supplied goes through
-   * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates.
+   * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates,
+   * control and format characters escaped.
    */
   private void annotate(InferenceRecord r) {
     // Straight onto the span: the SDK's Span.setAllAttributes sets them one by one anyway, so an
@@ -245,6 +246,12 @@ final class RequestSpan implements TraceListener.Handle {
       s.setAttribute(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
     }
     layers(r.layers());
+    LaunchSpans.annotate(s, r.batching());
+  }
+
+  /** The request span's context: what a launch span links to. */
+  SpanContext spanContext() {
+    return root.getSpanContext();
   }
 
   /**

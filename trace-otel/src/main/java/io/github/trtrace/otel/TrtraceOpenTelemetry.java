@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * Spans follow the host's sampler; records follow trtrace's. When the host's head sampler drops a
  * span, the record still carries its trace ID and metrics are still recorded. Every span says whether
  * the SDK kept its record and why ({@code trtrace.sampled_reason}, {@code trtrace.keep} for errors and
- * slow requests), which a collector's tail-sampling processor keys on (README: "OpenTelemetry").
+ * slow requests), which a collector's tail-sampling processor keys on (docs/opentelemetry.md, "Sampling").
  *
  * <h2>Per-layer profiles</h2>
  * A record's layer table ({@code InferenceRecord.layers()}) becomes span events named

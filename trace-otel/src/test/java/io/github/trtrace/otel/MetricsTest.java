@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.sink.RecordSink;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;

@@ -1,5 +1,6 @@
 package io.github.trtrace.otel;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.sampling.Sampler;
@@ -59,7 +60,7 @@ final class OtelFixture implements AutoCloseable {
     options.accept(b);
     otel = b.build();
     tracer =
-        InferenceTracer.builder()
+        new TracerFactory()
             .sink(sink)
             .listener(otel)
             .sampler(recordSampler)

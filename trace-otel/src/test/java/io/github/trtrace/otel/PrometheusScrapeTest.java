@@ -1,5 +1,6 @@
 package io.github.trtrace.otel;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -54,7 +55,7 @@ class PrometheusScrapeTest {
                 .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(exporter).build())
                 .build();
         InferenceTracer tracer =
-            InferenceTracer.builder()
+            new TracerFactory()
                 .sink(InMemorySink.create())
                 .listener(TrtraceOpenTelemetry.create(sdk))
                 .clocks(Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC), nanos::get)

@@ -62,7 +62,7 @@ class RequestSpansTest {
     return "ok";
   }
 
-  private String run(String requestId, io.github.trtrace.core.TracedCallable<String, RuntimeException> body)
+  private String run(String requestId, io.github.trtrace.core.InferenceTracer.TracedCallable<String, RuntimeException> body)
       throws Exception {
     return RequestContext.with(requestId).build().call(() -> fx.tracer.call("llama-8b", body));
   }

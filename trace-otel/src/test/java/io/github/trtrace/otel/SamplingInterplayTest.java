@@ -17,7 +17,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The policy (README, "Sampling"): spans follow the host's sampler, records follow trtrace's; each
+ * The policy (docs/opentelemetry.md, "Sampling"): spans follow the host's sampler, records follow trtrace's; each
  * span says whether its record was kept and why, for a collector's tail sampling.
  */
 class SamplingInterplayTest {

@@ -137,6 +137,19 @@ public final class LogAnalysis {
         k.reason());
   }
 
+  /**
+   * The knee fit {@code stats} uses, over points of the caller's own ({@code tokens} ascending, one
+   * {@code ms} figure each): for a measure of compute other than latency less queue, e.g. CPU time.
+   */
+  public static KneeFit kneeOf(double[] tokens, double[] ms) {
+    if (tokens.length != ms.length) {
+      throw new IllegalArgumentException("tokens and ms differ in length: " + tokens.length + ", " + ms.length);
+    }
+    Knee.Result k = Knee.fit(tokens, ms);
+    return new KneeFit(k.found(), k.knee(), k.slopeBefore(), k.slopeAfter(), k.r2Two(), k.r2One(), k.points(),
+        k.reason());
+  }
+
   /** How many requests were slow, and why. */
   public Slow slow() {
     Findings f = findings;

@@ -1,6 +1,6 @@
 package io.github.trtrace.core.context;
 
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -21,7 +21,7 @@ final class ContextStorages {
   private ContextStorages() {}
 
   static {
-    io.github.trtrace.core.internal.ContextAccess.install(new ReusableContextScope.Hooks());
+    io.github.trtrace.core.internal.context.ContextAccess.install(new ReusableContextScope.Hooks());
   }
 
   static ContextStorage get() {

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * try (RequestContext.Scope s = RequestContext.with("req-1").open()) { handle(); }
  * }</pre>
  *
- * <p>Storage ({@link #storageName()}): a {@code ScopedValue} on Java 25+ when trace-core runs from its
+ * <p>Storage: a {@code ScopedValue} on Java 25+ when trace-core runs from its
  * multi-release jar, a {@link ThreadLocal} otherwise; system property {@code trtrace.context.storage}
  * ({@code threadlocal} | {@code scopedvalue}) overrides the choice. Both behave the same; with
  * {@code scopedvalue}, {@code run}/{@code call} are cheapest and {@code open()} uses a per-thread stack.
@@ -146,10 +146,6 @@ public interface RequestContext {
     return VirtualThreads.start(wrap(task));
   }
 
-  /** The storage chosen for this JVM: {@code "threadlocal"} or {@code "scopedvalue"}. */
-  static String storageName() {
-    return ContextStorages.get().name();
-  }
 
   /**
    * A context made current by {@link #open()}. {@link #close()} restores the previous context; it is

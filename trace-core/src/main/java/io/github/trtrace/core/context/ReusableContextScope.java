@@ -1,6 +1,6 @@
 package io.github.trtrace.core.context;
 
-import io.github.trtrace.core.internal.ContextAccess;
+import io.github.trtrace.core.internal.context.ContextAccess;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

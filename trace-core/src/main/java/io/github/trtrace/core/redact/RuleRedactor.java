@@ -1,7 +1,7 @@
 package io.github.trtrace.core.redact;
 
-import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.internal.UnicodeChars;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.json.UnicodeChars;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;

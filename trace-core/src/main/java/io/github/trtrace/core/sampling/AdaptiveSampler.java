@@ -1,7 +1,7 @@
 package io.github.trtrace.core.sampling;
 
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -159,7 +159,7 @@ final class AdaptiveSampler implements Sampler {
   }
 
   @Override
-  public SamplerStats stats() {
+  public Sampler.Stats stats() {
     Map<String, Long> byReason = new LinkedHashMap<>();
     for (int r = 0; r < kept.length; r++) {
       long n = kept[r].sum();
@@ -167,7 +167,7 @@ final class AdaptiveSampler implements Sampler {
         byReason.put(reasonName(r), n);
       }
     }
-    return new SamplerStats(byReason, sampledOut.sum(), models.size(), untracked.sum());
+    return new SamplerCounts(byReason, sampledOut.sum(), models.size(), untracked.sum());
   }
 
   @Override

@@ -15,9 +15,9 @@ final class AlwaysSampler implements Sampler {
   }
 
   @Override
-  public SamplerStats stats() {
+  public Sampler.Stats stats() {
     long n = kept.sum();
-    return new SamplerStats(n == 0 ? Map.of() : Map.of(ALWAYS, n), 0, 0, 0);
+    return new SamplerCounts(n == 0 ? Map.of() : Map.of(ALWAYS, n), 0, 0, 0);
   }
 
   @Override

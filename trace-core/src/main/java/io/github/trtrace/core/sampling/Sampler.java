@@ -2,6 +2,7 @@ package io.github.trtrace.core.sampling;
 
 import io.github.trtrace.core.Status;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
@@ -57,7 +58,7 @@ public interface Sampler {
   @Nullable String decide(String modelName, Status status, double latencyMs);
 
   /** Counters since the sampler was built. */
-  SamplerStats stats();
+  Stats stats();
 
   /** A sampler that keeps every record with reason {@code "always"}. */
   static Sampler always() {
@@ -178,6 +179,44 @@ public interface Sampler {
           maxModels,
           randomSource,
           nanoClock);
+    }
+  }
+
+  /**
+   * Counters of a {@link Sampler} since it was built. An interface, so that counters can be added
+   * without breaking callers.
+   *
+   * <pre>{@code
+   * Sampler.Stats s = sampler.stats();
+   * long slow = s.keptByReason().getOrDefault("slow_p99", 0L);
+   * }</pre>
+   */
+  interface Stats {
+    /**
+     * Records kept, by reason ({@code "error"}, {@code "slow_p99"}, {@code "sampled"}, ...); reasons
+     * never given are absent.
+     */
+    Map<String, Long> keptByReason();
+
+    /** Records dropped by head sampling. */
+    long sampledOut();
+
+    /** Models with their own latency window. */
+    int modelsTracked();
+
+    /**
+     * Decisions for models beyond the model bound (or with over-long names), whose latencies share one
+     * "other" window.
+     */
+    long untrackedModelDecisions();
+
+    /** All decisions: kept plus sampled out. */
+    default long decisions() {
+      long kept = 0;
+      for (long n : keptByReason().values()) {
+        kept += n;
+      }
+      return kept + sampledOut();
     }
   }
 }

@@ -1,8 +1,8 @@
 package io.github.trtrace.core.sink;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.internal.RateLimitedLogger;
-import io.github.trtrace.core.json.RecordJson;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.json.RecordJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,7 +33,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes records as JSON Lines (UTF-8, one {@link RecordJson} object a line) to a file, with
+ * Writes records as JSON Lines (UTF-8, one {@link io.github.trtrace.core.RecordConvention#toJson JSON object} a line) to a file, with
  * buffering, time-based flushing, optional fsync and size-based rotation.
  *
  * <p><b>Whole lines only.</b> Each record is encoded completely before any byte of it is written,
@@ -215,6 +215,34 @@ public final class JsonLinesFileSink implements RecordSink {
     } catch (RuntimeException e) {
       // not expected from the encoder; counted all the same, so that nothing is lost silently
       throw failure(new IOException(e.toString(), e), batch.size() - i);
+    }
+  }
+
+  static {
+    io.github.trtrace.core.internal.batch.LaunchLog.install((sink, line) -> ((JsonLinesFileSink) sink).writeLine(line));
+  }
+
+  /**
+   * Buffers one pre-encoded JSON line (the launch log's), exactly as a record's: same buffering, flush
+   * interval, rotation, durability and counters.
+   */
+  private void writeLine(CharSequence encoded) throws IOException {
+    if (closed) {
+      linesLost++;
+      throw new IOException(name + " is closed; 1 line not written");
+    }
+    try {
+      ensureOpen();
+      text.setLength(0);
+      text.append(encoded);
+      append();
+      if (System.nanoTime() - lastFlushNanos >= flushIntervalNanos) {
+        flushAndSync();
+      }
+    } catch (IOException e) {
+      throw failure(e, 1);
+    } catch (RuntimeException e) {
+      throw failure(new IOException(e.toString(), e), 1);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.github.trtrace.core.context;
 
+import io.github.trtrace.core.context.RequestIds.PersonalDataIds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

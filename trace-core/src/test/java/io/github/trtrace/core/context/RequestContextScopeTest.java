@@ -21,7 +21,7 @@ class RequestContextScopeTest {
 
   @Test
   void storageUnderTestIsTheOneTheBuildAskedFor() {
-    assertThat(RequestContext.storageName())
+    assertThat(ContextStorages.get().name())
         .isEqualTo(System.getProperty("trtrace.test.expectedStorage", "threadlocal"));
   }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       RequestContext#current()} (the {@code ScopedValue} binding is inherited by forks);
  *   <li>trtrace does not write the MDC of a fork: with Logback (a {@code ThreadLocal} MDC) a plain fork has
  *       no {@code request_id}; a fork of a task wrapped with {@link RequestContext#wrap(java.util.concurrent.Callable)}
- *       has it (the README's "Context on other threads");
+ *       has it (docs/tracing.md, "Context on other threads");
  *   <li>a scope made current by {@code open()} is a per-thread overlay, not inherited by plain forks;
  *       wrapped forks see it;
  *   <li>100 concurrent requests, each forking 20 subtasks: no subtask sees another request's ID.
@@ -64,7 +64,12 @@ class StructuredTaskScopeIT {
         }
 
         public static void main(String[] args) throws Exception {
-          System.out.println("storage=" + RequestContext.storageName());
+          // the storage chosen is package-private (no public hook): read it reflectively, on the class path
+          var get = Class.forName("io.github.trtrace.core.context.ContextStorages").getDeclaredMethod("get");
+          get.setAccessible(true);
+          var name = Class.forName("io.github.trtrace.core.context.ContextStorage").getDeclaredMethod("name");
+          name.setAccessible(true);
+          System.out.println("storage=" + name.invoke(get.invoke(null)));
           RequestContext.with("req-sts-call").call(() -> {
             System.out.println("call.parent=" + seen());
             System.out.println("call.plain=" + fork(4, false));

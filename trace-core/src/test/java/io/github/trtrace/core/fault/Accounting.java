@@ -2,7 +2,7 @@ package io.github.trtrace.core.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 
 /** The identity every fault test checks. */
 public final class Accounting {

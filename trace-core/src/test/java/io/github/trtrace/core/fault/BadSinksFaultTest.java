@@ -1,5 +1,6 @@
 package io.github.trtrace.core.fault;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static io.github.trtrace.core.fault.Accounting.assertAccountedFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,8 +8,8 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.CloseReport;
-import io.github.trtrace.core.dispatch.Dispatcher;
+import io.github.trtrace.core.internal.dispatch.CloseReport;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
@@ -64,7 +65,7 @@ class BadSinksFaultTest {
             .exportTimeout(Duration.ofMillis(200))
             .queueCapacity(16_384)
             .shutdownHook(false);
-    InferenceTracer tracer = InferenceTracer.builder().dispatcher(dispatcher.build()).build();
+    InferenceTracer tracer = new TracerFactory().dispatcher(dispatcher.build()).build();
     try {
       int requests = 5_000;
       for (int i = 0; i < requests; i++) {

@@ -8,7 +8,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.TracerStats.SinkStats;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.dispatch.CloseReport;
-import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.dispatch.DispatcherStats;
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.internal.dispatch.CloseReport;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import io.github.trtrace.core.sink.RecordSink;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package io.github.trtrace.core.fault;
 
+import io.github.trtrace.core.internal.dispatch.DispatcherCounts;
+import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,12 +11,11 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.core.dispatch.CloseReport;
-import io.github.trtrace.core.dispatch.Dispatcher;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.internal.dispatch.CloseReport;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.json.RecordFixtures;
-import io.github.trtrace.core.json.RecordJson;
-import io.github.trtrace.core.internal.InputInspector;
+import io.github.trtrace.core.internal.inspect.InputInspector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,8 +47,8 @@ class RecordLinePropertiesTest {
   static void tracers() {
     plain = new Capture();
     digests = new Capture();
-    plainTracer = InferenceTracer.builder().dispatcher(plain).build();
-    digestTracer = InferenceTracer.builder().dispatcher(digests).inputDigest(true).build();
+    plainTracer = new TracerFactory().dispatcher(plain).build();
+    digestTracer = new TracerFactory().dispatcher(digests).inputDigest(true).build();
   }
 
   @AfterContainer
@@ -112,7 +114,7 @@ class RecordLinePropertiesTest {
     String line = lineOf(digests.take());
     JsonNode node = assertOneValidLine(line);
     String digest = node.get("input_digest").asText();
-    assertThat(digest.length()).isLessThanOrEqualTo(RecordJson.MAX_INPUT_DIGEST_LENGTH);
+    assertThat(digest.length()).isLessThanOrEqualTo(RecordConvention.MAX_INPUT_DIGEST_LENGTH);
     assertThat(line).doesNotContain(EMAIL).doesNotContain("bob.smith");
     assertSanitized(digest);
     if (raw.indexOf('\uFFFD') < 0) {
@@ -138,7 +140,7 @@ class RecordLinePropertiesTest {
 
   private static String lineOf(InferenceRecord r) {
     StringBuilder b = new StringBuilder();
-    RecordJson.appendLine(r, b);
+    RecordConvention.appendJsonLine(r, b);
     return b.toString();
   }
 
@@ -172,7 +174,7 @@ class RecordLinePropertiesTest {
 
     @Override
     public DispatcherStats stats() {
-      return new DispatcherStats(0, 0, 0, 0, 0, 0, Map.of());
+      return new DispatcherCounts(0, 0, 0, 0, 0, 0, Map.of());
     }
   }
 }

@@ -4,7 +4,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.DispatcherStats;
+import io.github.trtrace.core.TracerStats.DispatcherStats;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

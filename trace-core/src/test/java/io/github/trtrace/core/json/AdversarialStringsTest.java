@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.trtrace.core.RecordConvention;
-import io.github.trtrace.core.internal.JsonWriter;
+import io.github.trtrace.core.internal.json.JsonWriter;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -41,7 +41,7 @@ class AdversarialStringsTest {
   @Property(tries = 250)
   void survivesARoundTripOnOneLine(@ForAll("adversarial") String text) {
     StringBuilder sb = new StringBuilder();
-    RecordJson.appendLine(adversarialRecord(text), sb);
+    RecordConvention.appendJsonLine(adversarialRecord(text), sb);
     String line = sb.toString();
 
     assertThat(line.indexOf('\n')).isEqualTo(line.length() - 1);
@@ -55,7 +55,7 @@ class AdversarialStringsTest {
     assertThat(node.get(RecordConvention.LAYERS).get(0).get("name").asText()).isEqualTo(expected);
     assertThat(node.get(RecordConvention.ATTRIBUTES).get(expected).asText()).isEqualTo(expected);
     assertThat(node.get(RecordConvention.INPUT_DIGEST).asText())
-        .isEqualTo(expected(text, RecordJson.MAX_INPUT_DIGEST_LENGTH));
+        .isEqualTo(expected(text, RecordConvention.MAX_INPUT_DIGEST_LENGTH));
     assertThat(validate(line)).isEmpty();
   }
 

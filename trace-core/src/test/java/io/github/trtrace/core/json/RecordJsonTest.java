@@ -27,7 +27,7 @@ class RecordJsonTest {
 
   @Test
   void writesEveryFieldInTheOrderOfFields() {
-    JsonNode node = parse(RecordJson.toJson(fullRecord()));
+    JsonNode node = parse(RecordConvention.toJson(fullRecord()));
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
     assertThat(names)
@@ -45,7 +45,7 @@ class RecordJsonTest {
 
   @Test
   void writesTheFullRecordExactly() {
-    assertThat(RecordJson.toJson(fullRecord()))
+    assertThat(RecordConvention.toJson(fullRecord()))
         .isEqualTo(
             "{\"timestamp\":\"2026-11-30T08:00:00.123456Z\",\"request_id\":\"req-0123456789abcdef\","
                 + "\"model_name\":\"llama-3-8b-instruct\",\"status\":\"error\","
@@ -69,7 +69,7 @@ class RecordJsonTest {
 
   @Test
   void leavesOutEveryUnknownValue() {
-    assertThat(RecordJson.toJson(minimalRecord()))
+    assertThat(RecordConvention.toJson(minimalRecord()))
         .isEqualTo(
             "{\"timestamp\":\"1970-01-01T00:00:00.000000Z\",\"request_id\":\"req-1\","
                 + "\"model_name\":\"m\",\"status\":\"success\",\"latency_ms\":0.0}");
@@ -78,12 +78,12 @@ class RecordJsonTest {
   @Test
   void appendLineWritesExactlyOneLineAndToJsonNone() {
     StringBuilder sb = new StringBuilder("prefix\n");
-    RecordJson.appendLine(RecordFixtures.adversarialRecord("a\nb\r\n\u2028c"), sb);
+    RecordConvention.appendJsonLine(RecordFixtures.adversarialRecord("a\nb\r\n\u2028c"), sb);
     String line = sb.substring("prefix\n".length());
     assertThat(line).endsWith("\n");
     assertThat(line.indexOf('\n')).isEqualTo(line.length() - 1);
     assertThat(line.indexOf('\r')).isEqualTo(-1);
-    assertThat(RecordJson.toJson(minimalRecord())).doesNotContain("\n");
+    assertThat(RecordConvention.toJson(minimalRecord())).doesNotContain("\n");
   }
 
   @Test
@@ -96,7 +96,7 @@ class RecordJsonTest {
             .inputDigest("x".repeat(500))
             .addLayer(new InferenceRecord.LayerTime("l", Double.NaN, -1))
             .build();
-    JsonNode node = parse(RecordJson.toJson(r));
+    JsonNode node = parse(RecordConvention.toJson(r));
     assertThat(node.get(RecordConvention.GPU_UTIL).asDouble()).isEqualTo(100.0);
     assertThat(node.has(RecordConvention.GPU_MEM_USED_MB)).isFalse();
     assertThat(node.get(RecordConvention.INPUT_DIGEST).asText()).hasSize(100).endsWith("\u2026");
@@ -110,14 +110,14 @@ class RecordJsonTest {
     Instant t = Instant.ofEpochSecond(seconds, nanos);
     InferenceRecord r = InferenceRecord.builder("req-1", "m").timestamp(t).latencyMs(1).build();
     String expected = REFERENCE.format(t.truncatedTo(ChronoUnit.MICROS));
-    assertThat(parse(RecordJson.toJson(r)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo(expected);
+    assertThat(parse(RecordConvention.toJson(r)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo(expected);
   }
 
   @Test
   void clampsTimestampsOutsideFourDigitYears() {
     InferenceRecord late = InferenceRecord.builder("req-1", "m").timestamp(Instant.MAX).latencyMs(1).build();
     InferenceRecord early = InferenceRecord.builder("req-1", "m").timestamp(Instant.MIN).latencyMs(1).build();
-    assertThat(parse(RecordJson.toJson(late)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("9999-12-31T23:59:59.999999Z");
-    assertThat(parse(RecordJson.toJson(early)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("0000-01-01T00:00:00.000000Z");
+    assertThat(parse(RecordConvention.toJson(late)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("9999-12-31T23:59:59.999999Z");
+    assertThat(parse(RecordConvention.toJson(early)).get(RecordConvention.TIMESTAMP).asText()).isEqualTo("0000-01-01T00:00:00.000000Z");
   }
 }

@@ -1,5 +1,6 @@
 package io.github.trtrace.core.json;
 
+import io.github.trtrace.core.RecordConvention;
 import static io.github.trtrace.core.json.RecordFixtures.MAPPER;
 import static io.github.trtrace.core.json.RecordFixtures.fullRecord;
 import static io.github.trtrace.core.json.RecordFixtures.minimalRecord;
@@ -20,19 +21,19 @@ class RecordSchemaTest {
 
   @Test
   void fullRecordConformsToTheSchema() {
-    assertThat(validate(RecordJson.toJson(fullRecord()))).isEmpty();
+    assertThat(validate(RecordConvention.toJson(fullRecord()))).isEmpty();
   }
 
   @Test
   void minimalRecordConformsToTheSchema() {
-    assertThat(validate(RecordJson.toJson(minimalRecord()))).isEmpty();
+    assertThat(validate(RecordConvention.toJson(minimalRecord()))).isEmpty();
   }
 
   @ParameterizedTest
   @EnumSource(Status.class)
   void everyStatusConformsToTheSchema(Status status) {
     InferenceRecord r = fullRecord().toBuilder().status(status).inputFlags(EnumSet.allOf(InputFlag.class)).build();
-    assertThat(validate(RecordJson.toJson(r))).isEmpty();
+    assertThat(validate(RecordConvention.toJson(r))).isEmpty();
   }
 
   @Test
@@ -40,7 +41,7 @@ class RecordSchemaTest {
     InferenceRecord r =
         fullRecord().toBuilder().gpuUtil(-3).gpuMemUsedMb(-1).inputDigest("d".repeat(1000))
             .attribute("long", "v".repeat(10_000)).build();
-    assertThat(validate(RecordJson.toJson(r))).isEmpty();
+    assertThat(validate(RecordConvention.toJson(r))).isEmpty();
   }
 
   @Test
@@ -82,7 +83,7 @@ class RecordSchemaTest {
 
   private static String broken(Consumer<ObjectNode> change) {
     try {
-      ObjectNode node = (ObjectNode) MAPPER.readTree(RecordJson.toJson(fullRecord()));
+      ObjectNode node = (ObjectNode) MAPPER.readTree(RecordConvention.toJson(fullRecord()));
       change.accept(node);
       return MAPPER.writeValueAsString(node);
     } catch (Exception e) {

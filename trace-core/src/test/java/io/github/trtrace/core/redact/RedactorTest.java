@@ -3,8 +3,8 @@ package io.github.trtrace.core.redact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.trtrace.core.internal.InputInspector;
-import io.github.trtrace.core.internal.UnicodeChars;
+import io.github.trtrace.core.internal.inspect.InputInspector;
+import io.github.trtrace.core.internal.json.UnicodeChars;
 import java.util.regex.Pattern;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -183,7 +183,7 @@ class SamplerTest {
       s.decide("model-" + i, Status.SUCCESS, 10.0);
     }
     s.decide("x".repeat(10_000), Status.SUCCESS, 10.0);
-    SamplerStats stats = s.stats();
+    Sampler.Stats stats = s.stats();
     assertThat(stats.modelsTracked()).isEqualTo(4);
     assertThat(stats.untrackedModelDecisions()).isEqualTo(97);
     assertThat(stats.decisions()).isEqualTo(101);
@@ -203,7 +203,7 @@ class SamplerTest {
     for (Thread w : workers) {
       w.join();
     }
-    SamplerStats stats = s.stats();
+    Sampler.Stats stats = s.stats();
     assertThat(stats.decisions()).isEqualTo((long) threads * perThread);
     assertThat(stats.modelsTracked()).isEqualTo(1);
     assertThat(s.decide("shared", Status.SUCCESS, 200.0)).isEqualTo("slow_p99");

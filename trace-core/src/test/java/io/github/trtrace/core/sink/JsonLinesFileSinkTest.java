@@ -77,11 +77,11 @@ class JsonLinesFileSinkTest {
     try (JsonLinesFileSink sink = JsonLinesFileSink.builder(file()).build()) {
       sink.write(List.of(mixed, ascii, mixed));
     }
-    String expected = io.github.trtrace.core.json.RecordJson.toJson(mixed);
+    String expected = io.github.trtrace.core.RecordConvention.toJson(mixed);
     assertThat(lines(file()))
-        .containsExactly(expected, io.github.trtrace.core.json.RecordJson.toJson(ascii), expected);
+        .containsExactly(expected, io.github.trtrace.core.RecordConvention.toJson(ascii), expected);
     assertThat(Files.readAllBytes(file()))
-        .isEqualTo((expected + "\n" + io.github.trtrace.core.json.RecordJson.toJson(ascii) + "\n" + expected + "\n")
+        .isEqualTo((expected + "\n" + io.github.trtrace.core.RecordConvention.toJson(ascii) + "\n" + expected + "\n")
             .getBytes(StandardCharsets.UTF_8));
   }
 
@@ -283,7 +283,7 @@ class JsonLinesFileSinkTest {
   private static final class RecordJsonLine {
     static String of(String requestId) {
       StringBuilder sb = new StringBuilder();
-      io.github.trtrace.core.json.RecordJson.appendLine(record(requestId), sb);
+      io.github.trtrace.core.RecordConvention.appendJsonLine(record(requestId), sb);
       return sb.toString();
     }
   }

@@ -15,7 +15,7 @@ import static org.bytedeco.cuda.global.nvml.nvmlInit_v2;
 import static org.bytedeco.cuda.global.nvml.nvmlShutdown;
 
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * try (GpuMetricsSource gpu = NvmlMetricsSource.openOrNoop(0)) {
- *   GpuReading r = gpu.read();
+ *   GpuMetricsSource.Reading r = gpu.read();
  * }
  * }</pre>
  */
@@ -119,7 +119,7 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
   // the plain call still works on the 580 driver (read on the H200) and on older drivers that lack the V form.
   @Override
   @SuppressWarnings("deprecation")
-  public synchronized GpuReading read() {
+  public synchronized GpuMetricsSource.Reading read() {
     if (closed.get()) {
       throw new IllegalStateException("NvmlMetricsSource is closed");
     }
@@ -136,7 +136,9 @@ public final class NvmlMetricsSource implements GpuMetricsSource {
     double sm = nvmlDeviceGetClockInfo(device, NVML_CLOCK_SM, value) == NVML_SUCCESS ? value[0] : Double.NaN;
     List<String> throttle =
         nvmlDeviceGetCurrentClocksEventReasons(device, reasons) == NVML_SUCCESS ? reasonNames(reasons[0]) : List.of();
-    return new GpuReading(utilPct, memUtilPct, used, total, temp, sm, throttle, System.currentTimeMillis());
+    return GpuMetricsSource.Reading.builder().utilPercent(utilPct).memUtilPercent(memUtilPct).memUsedMb(used)
+        .memTotalMb(total).temperatureC(temp).smClockMhz(sm).throttleReasons(throttle)
+        .epochMillis(System.currentTimeMillis()).build();
   }
 
   /**

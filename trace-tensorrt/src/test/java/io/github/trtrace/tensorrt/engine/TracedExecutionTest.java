@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.engine;
 
+import io.github.trtrace.core.internal.trace.TracerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +10,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.testing.InMemorySink;
@@ -76,7 +77,7 @@ class TracedExecutionTest {
 
   @BeforeEach
   void setUp() {
-    tracer = InferenceTracer.builder().sink(sink).build();
+    tracer = new TracerFactory().sink(sink).build();
   }
 
   @AfterEach
@@ -258,7 +259,7 @@ class TracedExecutionTest {
   @Test
   void aLongGenerationDoesNotReArmAfterSlowProfilingOnEveryLaunch() throws Exception {
     long[] now = {0};
-    InferenceTracer clocked = InferenceTracer.builder().sink(sink)
+    InferenceTracer clocked = new TracerFactory().sink(sink)
         .clocks(java.time.Clock.systemUTC(), () -> now[0]).build();
     ScriptedSlot slot = new ScriptedSlot("ctx0");
     ProfilingPolicy policy = ProfilingPolicy.builder().slowThreshold(Duration.ofMillis(100)).build();

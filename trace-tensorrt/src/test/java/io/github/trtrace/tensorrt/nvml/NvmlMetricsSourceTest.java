@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.core.gpu.GpuReading;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -21,9 +21,9 @@ class NvmlMetricsSourceTest {
     org.junit.jupiter.api.Assumptions.assumeFalse(nvmlPresent(), "NVML is installed here");
     GpuMetricsSource source = NvmlMetricsSource.openOrNoop(0);
     assertThat(source).isNotInstanceOf(NvmlMetricsSource.class);
-    assertThat(source.read()).isEqualTo(GpuReading.UNKNOWN);
+    assertThat(source.read()).isEqualTo(GpuMetricsSource.Reading.UNKNOWN);
     // a second attempt (class initialisation already failed once) degrades the same way
-    assertThat(NvmlMetricsSource.openOrNoop(0).read()).isEqualTo(GpuReading.UNKNOWN);
+    assertThat(NvmlMetricsSource.openOrNoop(0).read()).isEqualTo(GpuMetricsSource.Reading.UNKNOWN);
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt.internal.shim;
 
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.core.internal.RateLimitedLogger;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.tensorrt.nvinfer.IErrorRecorder;

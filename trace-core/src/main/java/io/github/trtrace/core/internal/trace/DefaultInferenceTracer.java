@@ -1,0 +1,541 @@
+package io.github.trtrace.core.internal.trace;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.InferenceTracer.TracedRunnable;
+import io.github.trtrace.core.TracerStats;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.InferenceTracer.TracedCallable;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
+import io.github.trtrace.core.gpu.GpuMetricsSource;
+import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
+import io.github.trtrace.core.internal.context.ContextAccess;
+import io.github.trtrace.core.internal.gpu.GpuUsage;
+import io.github.trtrace.core.internal.dispatch.PendingOffer;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.redact.Redactor;
+import io.github.trtrace.core.sampling.Sampler;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tracer: starts traces, turns ended traces into records, hands them to the dispatcher.
+ *
+ * <p>Garbage-free (issue 10): an ended trace's {@link RecordEntry} goes to trtrace's own dispatcher
+ * as it is ({@link PendingOffer}); the worker builds the immutable record. The record is built on the
+ * caller only for a listener's {@code onEnd} or a user-supplied dispatcher. With {@link
+ * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse ended trace
+ * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: the body gets the
+ * trace, and it is ended and back in the pool when the body returns.
+ */
+final class DefaultInferenceTracer implements InferenceTracer {
+  private static final RateLimitedLogger LOG =
+      RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
+
+  final Clock wallClock;
+  final LongSupplier nanoClock;
+  final Sampler sampler;
+  final Redactor redactor;
+  final boolean inputDigest;
+  final int veryLongInputChars;
+  private final Dispatcher dispatcher;
+  private final @Nullable GpuMetricsPoller gpuPoller;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final TraceListener[] listeners;
+  /** The dispatcher when it is trtrace's own (takes entries), else null: records are built on the caller. */
+  private final @Nullable PendingOffer pendingOffer;
+  /** Free record entries; see {@link RecordEntry}. */
+  final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY);
+  /** Whether {@code call}/{@code run} reuse trace objects; see {@link InferenceTracer.Builder#garbageFree}. */
+  private final boolean garbageFree;
+  /**
+   * The ended traces {@code call}/{@code run} reuse (garbage-free mode only). A bounded MPMC queue of
+   * the tracer, not a thread-local: a thread-local value holding traces would hold their tracer, and
+   * with it the thread-local's key, so every pool thread would keep a closed tracer alive for good.
+   */
+  private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<DefaultInferenceTrace> freeTraces =
+      new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(TRACE_POOL_CAPACITY);
+
+  /** Ended traces kept for reuse; more in flight at once are made and left to the GC. */
+  static final int TRACE_POOL_CAPACITY = 256;
+
+  /** Per thread, the context scopes of {@code call}/{@code run} bodies; see {@link ScopeCache}. */
+  private static final ThreadLocal<ScopeCache> SCOPES = ThreadLocal.withInitial(ScopeCache::new);
+
+  /**
+   * Free entries kept: the default queue (8192) plus its reserve (1024) and a batch in the worker's
+   * hands, so that even a full queue recycles its entries. Entries are made on demand, not up front.
+   */
+  static final int ENTRY_POOL_CAPACITY = 16_384;
+
+  final LongAdder started = new LongAdder();
+  final LongAdder ended = new LongAdder();
+  final LongAdder sampledOut = new LongAdder();
+  final LongAdder enqueued = new LongAdder();
+  final LongAdder recordErrors = new LongAdder();
+  final LongAdder misuse = new LongAdder();
+
+  DefaultInferenceTracer(
+      TracerFactory b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
+    this.wallClock = b.wallClock;
+    this.nanoClock = b.nanoClock;
+    this.sampler = sampler;
+    this.redactor = b.redactor;
+    this.inputDigest = b.inputDigest;
+    this.veryLongInputChars = b.veryLongInputChars;
+    this.listeners = b.listeners.toArray(new TraceListener[0]);
+    this.dispatcher = dispatcher;
+    this.pendingOffer = dispatcher instanceof PendingOffer ? (PendingOffer) dispatcher : null;
+    this.gpuPoller = gpuPoller;
+    this.garbageFree = b.garbageFree;
+    this.systemClocks = b.systemClocks;
+    this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    this.launches = new io.github.trtrace.core.internal.batch.Launches(nanoClock, this::epochNanosAt, listeners,
+        b.launchLogSink == null ? null
+            : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, b.launchLogMembers),
+        this::launchMisuse);
+  }
+
+  /** Shared launches (issue 17): IDs, the pool, the listeners' onLaunch and the launch log. */
+  private final io.github.trtrace.core.internal.batch.Launches launches;
+
+  private void launchMisuse(String what) {
+    misuse.increment();
+    LOG.warn("trtrace: ignored {}", what);
+  }
+
+  @Override
+  public io.github.trtrace.core.SharedLaunch launch(@Nullable String engineFingerprint) {
+    return launches.open(engineFingerprint);
+  }
+
+  @Override
+  public io.github.trtrace.core.SharedLaunch.Stats launchStats() {
+    return launches.stats();
+  }
+
+  /**
+   * With the system clocks, a request's wall-clock start is derived from {@code System.nanoTime()}
+   * and a wall-clock reading taken at most {@link #RECALIBRATE_NANOS} earlier, because {@code
+   * Clock.instant()} makes an {@code Instant} per call (its {@code EPOCH} shortcut defeats escape
+   * analysis), and the record wants more than {@code currentTimeMillis()}'s precision. The derived
+   * time is off from the wall clock by the clocks' drift over at most a second (microseconds), plus
+   * any step the wall clock takes within that second. Test clocks ({@code clocks(...)}) are read as
+   * they are, once per trace.
+   */
+  private final boolean systemClocks;
+
+  static final long RECALIBRATE_NANOS = 1_000_000_000L;
+  private volatile Calibration calibration;
+
+  /** A wall-clock reading and the monotonic clock at the same moment. */
+  private static final class Calibration {
+    final long epochNanos;
+    final long nanos;
+
+    Calibration(long epochNanos, long nanos) {
+      this.epochNanos = epochNanos;
+      this.nanos = nanos;
+    }
+  }
+
+  /** The wall clock, in epoch nanos, at monotonic reading {@code nanos} (just taken). */
+  long epochNanosAt(long nanos) {
+    if (!systemClocks) {
+      return DefaultInferenceTrace.toEpochNanos(wallClock.instant());
+    }
+    Calibration c = calibration;
+    long since = nanos - c.nanos;
+    if (since < 0 || since >= RECALIBRATE_NANOS) {
+      c = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+      calibration = c;
+      since = Math.max(0, nanos - c.nanos);
+    }
+    return c.epochNanos + since;
+  }
+
+  /**
+   * Per thread, shared by every tracer: the context scopes {@code call}/{@code run} open around their
+   * bodies (every mode: a scope never leaves the call that opened it, so reusing it is always safe).
+   * Nested calls take one per level. Holds nothing of a tracer.
+   */
+  static final class ScopeCache {
+    final ContextAccess.ReusableScope[] scopes = new ContextAccess.ReusableScope[4];
+    int freeScopes;
+
+    ContextAccess.ReusableScope takeScope() {
+      if (freeScopes > 0) {
+        ContextAccess.ReusableScope s = scopes[--freeScopes];
+        scopes[freeScopes] = null;
+        return s;
+      }
+      return ContextAccess.hooks().newScope();
+    }
+
+    void giveBack(ContextAccess.ReusableScope s) {
+      if (freeScopes < scopes.length) {
+        scopes[freeScopes++] = s;
+      }
+    }
+  }
+
+  @Override
+  public <T, E extends Throwable> T call(String modelName, TracedCallable<T, E> body) throws E {
+    RequestContext ctx = RequestContext.current();
+    String id = ctx.requestId();
+    return callTraced(traceFor(modelName, id == null ? RequestIds.generate() : id, ctx.attributes()), body);
+  }
+
+  @Override
+  public <T, E extends Throwable> T call(String modelName, @Nullable String requestIdHeader, TracedCallable<T, E> body)
+      throws E {
+    if (requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+      return InferenceTracer.super.call(modelName, requestIdHeader, body); // a generated ID, maybe a rejected value
+    }
+    return callTraced(traceFor(modelName, requestIdHeader, attributesFor(requestIdHeader)), body);
+  }
+
+  @Override
+  public <E extends Throwable> void run(String modelName, TracedRunnable<E> body) throws E {
+    RequestContext ctx = RequestContext.current();
+    String id = ctx.requestId();
+    runTraced(traceFor(modelName, id == null ? RequestIds.generate() : id, ctx.attributes()), body);
+  }
+
+  @Override
+  public <E extends Throwable> void run(String modelName, @Nullable String requestIdHeader, TracedRunnable<E> body)
+      throws E {
+    if (requestIdHeader == null || !RequestIds.isValid(requestIdHeader)) {
+      InferenceTracer.super.run(modelName, requestIdHeader, body);
+      return;
+    }
+    runTraced(traceFor(modelName, requestIdHeader, attributesFor(requestIdHeader)), body);
+  }
+
+  /** The current context's attributes for a trace with the valid ID {@code id} (see {@link #start(String, String)}). */
+  private static Map<String, String> attributesFor(String id) {
+    RequestContext ctx = RequestContext.current();
+    Map<String, String> attributes = ctx.attributes();
+    if (attributes.containsKey(RequestIds.REJECTED_ATTRIBUTE) && !id.equals(ctx.requestId())) {
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.remove(RequestIds.REJECTED_ATTRIBUTE);
+    }
+    return attributes;
+  }
+
+  /** A new trace, or in garbage-free mode one of this thread's ended ones, started now. */
+  private DefaultInferenceTrace traceFor(@Nullable String modelName, String id, Map<String, String> attributes) {
+    String model = modelName == null ? "unknown" : modelName;
+    if (!garbageFree) {
+      return begin(model, id, attributes);
+    }
+    long nanos = nanoClock.getAsLong();
+    long epochNanos = epochNanosAt(nanos);
+    DefaultInferenceTrace t = freeTraces.poll();
+    if (t != null) {
+      t.init(id, model, attributes, epochNanos, nanos);
+    } else {
+      t = new DefaultInferenceTrace(this, id, model, attributes, epochNanos, nanos);
+      t.pooled = true;
+    }
+    started.increment();
+    attach(t, id);
+    return t;
+  }
+
+  /**
+   * {@code call}'s body under {@code t}: what {@code InferenceTracer.callWith} does, with the context
+   * opened through this thread's reusable scope instead of a new context and scope per request.
+   */
+  private <T, E extends Throwable> T callTraced(DefaultInferenceTrace t, TracedCallable<T, E> body) throws E {
+    ScopeCache cache = SCOPES.get();
+    ContextAccess.ReusableScope scope = cache.takeScope();
+    try {
+      t.enterForBody(scope);
+      try {
+        return body.call(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        t.exitBody();
+        t.close();
+      }
+    } finally {
+      cache.giveBack(scope);
+      release(t);
+    }
+  }
+
+  /**
+   * {@link #callTraced} for a body without a result; not an adapter to it, which would make a lambda
+   * capturing {@code body} per request (the garbage-free path must allocate nothing).
+   */
+  private <E extends Throwable> void runTraced(DefaultInferenceTrace t, TracedRunnable<E> body) throws E {
+    ScopeCache cache = SCOPES.get();
+    ContextAccess.ReusableScope scope = cache.takeScope();
+    try {
+      t.enterForBody(scope);
+      try {
+        body.run(t);
+      } catch (Throwable e) {
+        t.error(e);
+        throw e;
+      } finally {
+        t.exitBody();
+        t.close();
+      }
+    } finally {
+      cache.giveBack(scope);
+      release(t);
+    }
+  }
+
+  /** A garbage-free trace back into the pool once ended. */
+  private void release(DefaultInferenceTrace t) {
+    if (t.pooled && t.isEndedForReuse()) {
+      freeTraces.offer(t);
+    }
+  }
+
+  @Override
+  public InferenceTrace start(String modelName) {
+    RequestContext ctx = RequestContext.current();
+    String id = ctx.requestId();
+    // RequestContext.with(...) already replaced an invalid ID (keeping the rejected value as an
+    // attribute), so a context's ID is valid by construction and is not checked again here.
+    return begin(
+        modelName == null ? "unknown" : modelName, id == null ? RequestIds.generate() : id, ctx.attributes());
+  }
+
+  @Override
+  public InferenceTrace start(String modelName, @Nullable String requestId) {
+    if (requestId != null && RequestIds.isValid(requestId)) {
+      return begin(modelName == null ? "unknown" : modelName, requestId, attributesFor(requestId));
+    }
+    RequestIds.Accepted accepted = RequestIds.accept(requestId);
+    RequestContext ctx = RequestContext.current();
+    Map<String, String> attributes = ctx.attributes();
+    String rejected = accepted.rejectedValue();
+    if (rejected != null) {
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.put(RequestIds.REJECTED_ATTRIBUTE, rejected);
+    } else if (attributes.containsKey(RequestIds.REJECTED_ATTRIBUTE) && !accepted.id().equals(ctx.requestId())) {
+      // the context's rejected value belongs to the request whose ID replaced it, not to this one
+      attributes = new LinkedHashMap<>(attributes);
+      attributes.remove(RequestIds.REJECTED_ATTRIBUTE);
+    }
+    return begin(modelName == null ? "unknown" : modelName, accepted.id(), attributes);
+  }
+
+  private DefaultInferenceTrace begin(String model, String id, Map<String, String> attributes) {
+    started.increment();
+    long nanos = nanoClock.getAsLong();
+    DefaultInferenceTrace t = new DefaultInferenceTrace(this, id, model, attributes, epochNanosAt(nanos), nanos);
+    attach(t, id);
+    return t;
+  }
+
+  /** The GPU mark and the listeners' handles of a trace that just started. */
+  private void attach(DefaultInferenceTrace t, String id) {
+    if (gpuPoller != null) {
+      t.gpuMark = gpuPoller.mark();
+    }
+    if (listeners.length > 0) {
+      TraceListener.Handle[] handles = new TraceListener.Handle[listeners.length];
+      t.handles(handles);
+      for (int i = 0; i < listeners.length; i++) {
+        try {
+          handles[i] =
+              Objects.requireNonNull(listeners[i].onStart(t, t.startEpochNanos()), "onStart returned null");
+        } catch (RuntimeException | LinkageError e) {
+          handles[i] = null;
+          listenerFailed(listeners[i].getClass().getName(), "onStart", id, e);
+        }
+      }
+    }
+  }
+
+  void listenerFailed(String listener, String callback, String requestId, Throwable e) {
+    misuse.increment();
+    LOG.warn("trtrace: listener {} failed in {} on trace {} and is skipped for it: {}",
+        listener, callback, requestId, e.toString());
+  }
+
+  /**
+   * Called once per trace, on the thread that ended it. Returns true when {@code record} was handed
+   * to the dispatcher (which then owns it); false when it stays the trace's (sampled out, dropped,
+   * failed, or built here into an immutable record that was offered instead).
+   *
+   * <p>Counting: every ended trace counts once, in {@code sampledOut}, {@code recordErrors} or the
+   * dispatcher's {@code offered}. A sampled-out trace whose record (built only for the listeners)
+   * fails to build stays counted as sampled out; the listeners get the minimal record.
+   */
+  boolean finish(
+      DefaultInferenceTrace trace,
+      RecordEntry record,
+      Status status,
+      double latencyMs,
+      @Nullable CharSequence input,
+      TraceListener.Handle @Nullable [] handles,
+      long endEpochNanos) {
+    ended.increment();
+    InferenceRecord built = null;
+    boolean handedOff = false;
+    String reason = null;
+    boolean samplerFailed = false;
+    try {
+      reason = sampler.decide(trace.modelName(), status, latencyMs);
+    } catch (RuntimeException e) {
+      samplerFailed = true;
+      recordErrors.increment();
+      LOG.warn("trtrace could not record a request: {}", e.toString());
+      if (handles != null) {
+        built = minimalRecord(trace, status, latencyMs);
+      }
+    }
+    if (samplerFailed) {
+      // counted in recordErrors; the listeners get the minimal record
+    } else if (reason == null) {
+      sampledOut.increment();
+      if (handles == null) {
+        return false; // nobody sees a sampled-out record: do not build it
+      }
+      try {
+        built = withGpu(record, trace).build();
+      } catch (RuntimeException e) {
+        LOG.warn("trtrace could not build a sampled-out record for the listeners: {}", e.toString());
+        built = minimalRecord(trace, status, latencyMs);
+      }
+    } else {
+      try {
+        record.sampledReason = reason;
+        // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
+        // use the dispatcher's reserved capacity and carries the input digest when enabled.
+        boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
+        if (inputDigest && input != null && priority) {
+          // Redacted where the record is built (the worker, on the garbage-free path: RecordEntry#resolveInput),
+          // or here when the budget of deferred text is spent.
+          record.digestInput(input.toString(), redactor);
+        }
+        withGpu(record, trace).check();
+        PendingOffer direct = pendingOffer;
+        if (handles == null && direct != null) {
+          handedOff = direct.offerPending(record, priority);
+          if (handedOff) {
+            enqueued.increment();
+          }
+        } else {
+          built = record.build();
+          if (dispatcher.offer(built, priority)) {
+            enqueued.increment();
+          }
+        }
+      } catch (RuntimeException e) {
+        recordErrors.increment();
+        LOG.warn("trtrace could not record a request: {}", e.toString());
+        if (handles != null) {
+          built = minimalRecord(trace, status, latencyMs);
+        }
+      }
+    }
+    if (handles != null && built != null) {
+      for (int i = handles.length - 1; i >= 0; i--) {
+        TraceListener.Handle h = handles[i];
+        if (h != null) {
+          try {
+            h.onEnd(built, endEpochNanos);
+          } catch (RuntimeException | LinkageError e) {
+            trace.listenerFailed(i, "onEnd", e);
+          }
+        }
+      }
+    }
+    return handedOff;
+  }
+
+  /**
+   * What listeners get in {@code onEnd} when the full record could not be built (a sampler, redactor or
+   * record field failed): only what the trace itself knows, so that every listener still ends its trace
+   * (an OpenTelemetry span must end to be exported). Null in the unlikely case this fails too.
+   */
+  private static @Nullable InferenceRecord minimalRecord(DefaultInferenceTrace trace, Status status, double latencyMs) {
+    try {
+      return minimalRecord(trace.requestId(), trace.modelName(), trace.startedAt(), status, latencyMs);
+    } catch (RuntimeException e) {
+      LOG.warn("trtrace could not build even a minimal record for listeners: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** The minimal record: request, model, start, status, latency and error type {@value #RECORD_ERROR}. */
+  static InferenceRecord minimalRecord(
+      String requestId, String modelName, java.time.Instant timestamp, Status status, double latencyMs) {
+    return InferenceRecord.builder(requestId, modelName)
+        .timestamp(timestamp)
+        .status(status)
+        .errorType(RECORD_ERROR)
+        .latencyMs(Double.isNaN(latencyMs) || latencyMs < 0 || Double.isInfinite(latencyMs) ? 0 : latencyMs)
+        .build();
+  }
+
+  /** The error type of the {@linkplain #minimalRecord minimal record}. */
+  static final String RECORD_ERROR = "trtrace.record_error";
+
+  /** The latest reading, and the mean and maximum over the readings in effect during the request. */
+  private RecordEntry withGpu(RecordEntry record, DefaultInferenceTrace trace) {
+    GpuMetricsPoller.Mark start = trace.gpuMark;
+    if (gpuPoller != null && start != null) {
+      GpuMetricsSource.Reading g = gpuPoller.latest();
+      GpuUsage u = gpuPoller.usageSince(start);
+      record.gpuUtil = g.utilPercent();
+      record.gpuMemUsedMb = g.memUsedMb();
+      record.gpuUtilMean = u.utilMean();
+      record.gpuUtilMax = u.utilMax();
+      record.gpuMemUtilMean = u.memUtilMean();
+      record.gpuMemUtilMax = u.memUtilMax();
+    }
+    return record;
+  }
+
+  @Override
+  public TracerStats stats() {
+    return new TracerCounts(
+        started.sum(),
+        ended.sum(),
+        sampledOut.sum(),
+        enqueued.sum(),
+        recordErrors.sum(),
+        misuse.sum(),
+        dispatcher.stats());
+  }
+
+  @Override
+  public CompletableFuture<Void> flush() {
+    return CompletableFuture.allOf(dispatcher.flush(), launches.flush());
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (gpuPoller != null) {
+      gpuPoller.close();
+    }
+    launches.close();
+    dispatcher.close();
+  }
+}

@@ -1,0 +1,158 @@
+package io.github.trtrace.core.internal.trace;
+
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/** Reads tracer settings from system properties and environment variables. */
+public final class TracerSettings {
+  /** Environment variable names; each has a system property, e.g. {@code trtrace.log.path}. */
+  public static final String ENV_LOG_PATH = "TRTRACE_LOG_PATH";
+  public static final String ENV_SAMPLE_RATE = "TRTRACE_SAMPLE_RATE";
+  public static final String ENV_SLOW_MS = "TRTRACE_SLOW_MS";
+  public static final String ENV_QUEUE_SIZE = "TRTRACE_QUEUE_SIZE";
+  public static final String ENV_QUEUE_POLICY = "TRTRACE_QUEUE_POLICY";
+  public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
+
+
+  /** Looks a setting up by system-property name and environment-variable name. */
+  @FunctionalInterface
+  public interface Lookup {
+    @Nullable String get(String property, String env);
+  }
+
+  /** One setting: its system property and its environment variable. */
+  private record Setting(String property, String env) {
+    @Override
+    public String toString() {
+      return env + " (" + property + ")";
+    }
+  }
+
+  private static final Setting LOG_PATH = new Setting("trtrace.log.path", ENV_LOG_PATH);
+  private static final Setting SAMPLE_RATE =
+      new Setting("trtrace.sample.rate", ENV_SAMPLE_RATE);
+  private static final Setting SLOW_MS = new Setting("trtrace.slow.ms", ENV_SLOW_MS);
+  private static final Setting QUEUE_SIZE =
+      new Setting("trtrace.queue.size", ENV_QUEUE_SIZE);
+  private static final Setting QUEUE_POLICY =
+      new Setting("trtrace.queue.policy", ENV_QUEUE_POLICY);
+  private static final Setting INPUT_DIGEST =
+      new Setting("trtrace.input.digest", ENV_INPUT_DIGEST);
+
+  private TracerSettings() {}
+
+  public static Lookup systemLookup() {
+    return (property, env) -> {
+      String v = System.getProperty(property);
+      return v != null ? v : System.getenv(env);
+    };
+  }
+
+  /**
+   * Validates every setting first and only then applies them, so an invalid value never leaves a
+   * half-configured builder; nothing is opened here (the builder opens the log file in build()).
+   */
+  static void apply(TracerFactory b, Lookup lookup) {
+    String pathValue = value(lookup, LOG_PATH);
+    Path path = null;
+    if (pathValue != null) {
+      try {
+        path = Path.of(pathValue);
+      } catch (InvalidPathException e) {
+        throw invalid(LOG_PATH, pathValue, "not a valid path");
+      }
+    }
+    String rate = value(lookup, SAMPLE_RATE);
+    Double r = null;
+    if (rate != null) {
+      r = parseDouble(SAMPLE_RATE, rate);
+      if (!(r >= 0.0 && r <= 1.0)) {
+        throw invalid(SAMPLE_RATE, rate, "must be between 0 and 1");
+      }
+    }
+    String slow = value(lookup, SLOW_MS);
+    Duration slowThreshold = null;
+    if (slow != null) {
+      double ms = parseDouble(SLOW_MS, slow);
+      long nanos = (long) (ms * 1_000_000);
+      if (!(ms > 0) || Double.isInfinite(ms) || nanos <= 0) {
+        throw invalid(SLOW_MS, slow, "must be a positive number of milliseconds");
+      }
+      slowThreshold = Duration.ofNanos(nanos);
+    }
+    String size = value(lookup, QUEUE_SIZE);
+    int capacity = -1;
+    if (size != null) {
+      try {
+        capacity = Integer.parseInt(size);
+      } catch (NumberFormatException e) {
+        throw invalid(QUEUE_SIZE, size, "must be an integer");
+      }
+    }
+    String policyValue = value(lookup, QUEUE_POLICY);
+    QueueFullPolicy policy = null;
+    if (policyValue != null) {
+      try {
+        policy = QueueFullPolicy.valueOf(policyValue.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw invalid(QUEUE_POLICY, policyValue, "must be 'block' or 'drop'");
+      }
+    }
+    String digest = value(lookup, INPUT_DIGEST);
+    if (digest != null && !digest.equalsIgnoreCase("true") && !digest.equalsIgnoreCase("false")) {
+      throw invalid(INPUT_DIGEST, digest, "must be 'true' or 'false'");
+    }
+
+    if (r != null) {
+      b.samplerBuilder().rate(r);
+    }
+    if (slowThreshold != null) {
+      b.samplerBuilder().slowThreshold(slowThreshold);
+    }
+    if (size != null) {
+      try {
+        b.queueCapacity(capacity);
+      } catch (IllegalArgumentException e) {
+        throw invalid(QUEUE_SIZE, size, e.getMessage());
+      }
+    }
+    if (policy != null) {
+      b.queueFullPolicy(policy);
+    }
+    if (digest != null) {
+      b.inputDigest(Boolean.parseBoolean(digest));
+    }
+    if (path != null) {
+      if (path.getFileName() == null) {
+        throw invalid(LOG_PATH, pathValue, "must name a file, not a root");
+      }
+      b.logFile(path, LOG_PATH + "=" + pathValue);
+    }
+  }
+
+  private static @Nullable String value(Lookup lookup, Setting setting) {
+    String v = lookup.get(setting.property(), setting.env());
+    if (v == null) {
+      return null;
+    }
+    v = v.trim();
+    return v.isEmpty() ? null : v;
+  }
+
+  private static double parseDouble(Setting name, String value) {
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw invalid(name, value, "must be a number");
+    }
+  }
+
+  private static IllegalArgumentException invalid(Setting name, String value, String why) {
+    String shown = value.length() > 64 ? value.substring(0, 64) + "…" : value;
+    return new IllegalArgumentException(name + "=" + shown + ": " + why);
+  }
+}
