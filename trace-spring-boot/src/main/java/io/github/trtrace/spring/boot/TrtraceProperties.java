@@ -1,6 +1,6 @@
 package io.github.trtrace.spring.boot;
 
-import io.github.trtrace.core.dispatch.QueueFullPolicy;
+import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -2,7 +2,7 @@ package io.github.trtrace.spring.boot.internal;
 
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.TracerStats;
-import io.github.trtrace.core.dispatch.DispatcherStats.SinkStats;
+import io.github.trtrace.core.TracerStats.SinkStats;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
