@@ -21,6 +21,13 @@ final class JsonLineEncoder {
     encodeUtf8();
   }
 
+  /** Encodes a line encoded elsewhere as JSON (the launch log's), line feed included. */
+  void encode(CharSequence line) {
+    text.setLength(0);
+    text.append(line);
+    encodeUtf8();
+  }
+
   /** The encoded line; valid up to {@link #length()} until the next {@code encode}. */
   byte[] bytes() {
     return line;

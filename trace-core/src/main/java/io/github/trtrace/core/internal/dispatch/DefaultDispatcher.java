@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sink failures: every {@link Exception} and {@link Error} a sink throws is counted and logged,
  * and the sink gets the next batch, including {@link StackOverflowError} and {@link
- * OutOfMemoryError}, which in a sink are almost always local to the batch. Any other {@link
+ * OutOfMemoryError}, which in a sink are almost always local to the batch; on the worker itself they
+ * cost the records it held, counted lost per sink, and the worker goes on ({@link DispatchWorker}). Any other {@link
  * VirtualMachineError} means the JVM itself is broken: the dispatcher then stops (later offers are
  * counted as dropped after close), closes every sink that still answers, and the error is rethrown
  * to the thread's uncaught-exception handler.
@@ -242,6 +243,11 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
         drops.droppedClosed.sum(),
         queued,
         Collections.unmodifiableMap(perSink));
+  }
+
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
+  long workerErrors() {
+    return worker.workerErrors();
   }
 
   /** Whether sink {@code index} holds a batch behind the call it is in (for tests). */

@@ -1,3 +1,4 @@
+// Over 400 lines: the worker loop, its flush and close drains and its survival of an OutOfMemoryError share the worker-only state (taken, held, handedTo).
 package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.slf4j.Logger;
@@ -56,6 +58,12 @@ final class DispatchWorker {
       new ConcurrentLinkedQueue<>();
   /** The worker's: what {@link #take} has polled and not yet built. */
   private Object[] taken = new Object[64];
+  /** Worker only: records taken out of a queue that not every sink has been handed yet. */
+  private int held;
+  /** Worker only: the sinks {@link #dispatch} has handed the current batch so far. */
+  private int handedTo;
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived. */
+  private final LongAdder workerErrors = new LongAdder();
 
   // Written only by the worker thread; volatile so that stats() and close() read them.
   volatile boolean closePhase;
@@ -115,37 +123,41 @@ final class DispatchWorker {
     boolean dirty = false;
     try {
       while (!d.offers.closing()) {
-        if (!flushRequests.isEmpty()) {
-          serveFlushRequests(batch);
-          dirty = false;
-          lastFlush = System.nanoTime();
-          continue;
-        }
-        // Take records out of the queue only when a sink can take them: while every sink is stuck
-        // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
-        boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
-        if (d.offers.closing()) {
-          break; // close began while waiting for the sinks: what is queued is its business now
-        }
-        int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
-        if (n > 0) {
-          dispatch(batch);
-          dirty = true;
-        }
-        long now = System.nanoTime();
-        if (dirty && now - lastFlush >= flushIntervalNanos) {
-          flushSinks(Long.MAX_VALUE);
-          dirty = false;
-          lastFlush = now;
-        }
-        if (now - lastDropCheck >= DROP_CHECK_NANOS) {
-          drops.report();
-          lastDropCheck = now;
-        }
-        if (!ready) {
-          LockSupport.parkNanos(this, STUCK_POLL_NANOS);
-        } else if (n == 0) {
-          park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
+        try {
+          if (!flushRequests.isEmpty()) {
+            serveFlushRequests(batch);
+            dirty = false;
+            lastFlush = System.nanoTime();
+            continue;
+          }
+          // Take records out of the queue only when a sink can take them: while every sink is stuck
+          // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
+          boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
+          if (d.offers.closing()) {
+            break; // close began while waiting for the sinks: what is queued is its business now
+          }
+          int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
+          if (n > 0) {
+            dispatch(batch);
+            dirty = true;
+          }
+          long now = System.nanoTime();
+          if (dirty && now - lastFlush >= flushIntervalNanos) {
+            flushSinks(Long.MAX_VALUE);
+            dirty = false;
+            lastFlush = now;
+          }
+          if (now - lastDropCheck >= DROP_CHECK_NANOS) {
+            drops.report();
+            lastDropCheck = now;
+          }
+          if (!ready) {
+            LockSupport.parkNanos(this, STUCK_POLL_NANOS);
+          } else if (n == 0) {
+            park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
+          }
+        } catch (OutOfMemoryError | StackOverflowError e) {
+          survive(e, batch);
         }
       }
       Throwable sinkFatal = d.fatal;
@@ -173,6 +185,47 @@ final class DispatchWorker {
       }
       terminated.countDown();
     }
+  }
+
+  /**
+   * An OutOfMemoryError or StackOverflowError on the worker costs the records it held, not tracing for
+   * the rest of the process (as Log4j2's async logger, whose handler logs and takes the next event): the
+   * records out of the queue that a sink was not handed are counted lost for that sink ({@code
+   * lostFailed}, with a failure and the error as {@code lastError}), the worker lets go of them, pauses
+   * (a heap still full gets time to be collected, and a repeating error does not spin) and goes on. An
+   * OutOfMemoryError is most often one huge allocation or a passing peak; other JVM errors still stop
+   * the dispatcher (see {@link DefaultDispatcher}).
+   */
+  private void survive(VirtualMachineError e, List<InferenceRecord> batch) {
+    int lost = held;
+    batch.clear();
+    for (int i = 0; i < taken.length; i++) {
+      Object r = taken[i];
+      if (r instanceof PendingRecord) {
+        ((PendingRecord) r).discard();
+      }
+      taken[i] = null;
+    }
+    for (int i = handedTo; i < sinks.length; i++) {
+      sinks[i].lostByWorker(lost, e);
+    }
+    held = 0;
+    handedTo = 0;
+    workerErrors.increment();
+    try {
+      LOG.error("trtrace dispatcher worker survived {}; {} records lost, tracing goes on", e, lost);
+    } catch (Throwable ignored) {
+      // logging needs memory too: the counters above hold the facts
+    }
+    LockSupport.parkNanos(this, WORKER_ERROR_PAUSE_NANOS);
+  }
+
+  /** How long the worker pauses after surviving an OutOfMemoryError or StackOverflowError. */
+  private static final long WORKER_ERROR_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
+  long workerErrors() {
+    return workerErrors.sum();
   }
 
   private void park(long nanos) {
@@ -210,6 +263,7 @@ final class DispatchWorker {
       }
       out[n++] = r;
     }
+    held += n;
     if (n > 0) {
       d.offers.releaseWaiters();
     }
@@ -258,7 +312,10 @@ final class DispatchWorker {
       if (!s.offerWrite(shared, exportTimeoutNanos)) {
         s.missed(n, exportTimeoutNanos);
       }
+      handedTo++;
     }
+    held -= n;
+    handedTo = 0;
     if (closePhase) {
       drainedOnClose += n;
     }

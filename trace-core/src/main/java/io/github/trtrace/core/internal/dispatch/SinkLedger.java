@@ -35,6 +35,13 @@ final class SinkLedger {
     lostBeforeSink += n;
   }
 
+  /** {@code n} records the worker lost to {@code error} (an OutOfMemoryError or StackOverflowError) before handing them here. */
+  void lostByWorker(int n, Throwable error) {
+    lostBeforeSink(n);
+    failures++;
+    lastError = "dispatcher worker: " + error;
+  }
+
   /** Close gave up on the sink: what it was handed and did not account for is lost; returns that. */
   long abandon() {
     lostAbandoned = handed - written - lostFailed;

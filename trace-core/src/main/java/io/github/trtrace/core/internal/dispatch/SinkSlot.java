@@ -1,3 +1,4 @@
+// Over 400 lines: the hand-off state, its two waits, close and abandon, and the sink's own thread share one lock and condition.
 package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
@@ -188,6 +189,16 @@ final class SinkSlot {
     lock.lock();
     try {
       return busy && System.nanoTime() - taskStartNanos >= exportTimeoutNanos;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Records the dispatcher's worker lost to an OutOfMemoryError or StackOverflowError before handing them here. */
+  void lostByWorker(int n, Throwable error) {
+    lock.lock();
+    try {
+      counts.lostByWorker(n, error);
     } finally {
       lock.unlock();
     }

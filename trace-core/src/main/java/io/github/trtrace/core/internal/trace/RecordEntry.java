@@ -76,6 +76,8 @@ final class RecordEntry implements PendingRecord {
   Set<InputFlag> inputFlags = Collections.emptySet();
   @Nullable String inputDigest;
   Set<OutputFlag> outputFlags = Collections.emptySet();
+  /** The request's shared launches (issue 17), copied from its trace at the end; reused. */
+  final io.github.trtrace.core.internal.batch.BatchTally batch = new io.github.trtrace.core.internal.batch.BatchTally();
   /** Work on the raw input and output deferred from the caller to whoever builds the record. */
   private final DeferredInspection deferred;
   /** Allocated on the first event or layer only. */
@@ -123,6 +125,7 @@ final class RecordEntry implements PendingRecord {
     inputFlags = Collections.emptySet();
     inputDigest = null;
     outputFlags = Collections.emptySet();
+    batch.reset();
     deferred.release(); // a sampled-out, dropped or discarded entry gives its share back too
     if (events != null) {
       events.clear();
@@ -223,7 +226,8 @@ final class RecordEntry implements PendingRecord {
         .sampledReason(sampledReason)
         .inputFlags(inputFlags)
         .inputDigest(inputDigest)
-        .outputFlags(outputFlags);
+        .outputFlags(outputFlags)
+        .batching(batch.toBatching());
     for (Stage s : STAGES) {
       b.stageMs(s, stageMs[s.ordinal()]);
     }
@@ -273,7 +277,8 @@ final class RecordEntry implements PendingRecord {
         .sampledReason(sampledReason)
         .inputFlags(inputFlags)
         .inputDigest(inputDigest)
-        .outputFlags(outputFlags);
+        .outputFlags(outputFlags)
+        .batching(batch.toBatching());
     for (int i = 0; i < STAGES.length; i++) {
       b.stageMs(STAGES[i], stageMs[i]);
     }
