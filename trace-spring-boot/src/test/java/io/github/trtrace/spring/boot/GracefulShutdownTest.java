@@ -36,6 +36,8 @@ class GracefulShutdownTest {
     String base = "http://127.0.0.1:" + ctx.getEnvironment().getProperty("local.server.port");
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     http.send(HttpRequest.newBuilder(URI.create(base + "/complete")).build(), HttpResponse.BodyHandlers.ofString());
+    // the warm-up's record is written by the dispatcher's worker: wait for it before clearing, or it lands later
+    tracer.flush().get(10, TimeUnit.SECONDS);
     sink.clear();
     long before = tracer.stats().started();
 

@@ -75,7 +75,7 @@ class ServletApplicationTest {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("X-Request-ID")).hasValue("client-id-1");
     assertThat(record("client-id-1").status()).isEqualTo(Status.SUCCESS);
-    assertThat(output.getOut()).contains("RID[client-id-1] answering");
+    assertThat(output.getOut()).contains("answering with MDC request_id=client-id-1");
   }
 
   @Test
