@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * The tracer: starts traces, turns ended traces into records, hands them to the dispatcher.
  *
  * <p>Garbage-free (issue 10): an ended trace's {@link RecordEntry} goes to trtrace's own dispatcher
- * as it is ({@link PendingOffer}); the worker builds the immutable record. The record is built on the
- * caller only for a listener's {@code onEnd} or a user-supplied dispatcher. With {@link
+ * as it is ({@link PendingOffer}); the worker builds the immutable record and calls the listeners'
+ * {@code onEnd} with it, whether listeners are installed or not (issue 16 §3). The record is built on the
+ * caller only for listeners of a record no worker builds (sampled out, dropped, failed) or for a
+ * dispatcher that is not trtrace's own. With {@link
  * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse ended trace
  * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: the body gets the
  * trace, and it is ended and back in the pool when the body returns.
@@ -57,7 +59,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   /** The dispatcher when it is trtrace's own (takes entries), else null: records are built on the caller. */
   private final @Nullable PendingOffer pendingOffer;
   /** Free record entries; see {@link RecordEntry}. */
-  final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY);
+  final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY, this::listenerFailed);
   /** Whether {@code call}/{@code run} reuse trace objects; see {@link InferenceTracer.Builder#garbageFree}. */
   private final boolean garbageFree;
   /**
@@ -432,10 +434,18 @@ final class DefaultInferenceTracer implements InferenceTracer {
         }
         withGpu(record, trace).check();
         PendingOffer direct = pendingOffer;
-        if (handles == null && direct != null) {
+        if (direct != null) {
+          // One path whatever is installed: the worker builds the record and calls the listeners' onEnd.
+          record.endListeners = handles;
+          record.endEpochNanos = endEpochNanos;
           handedOff = direct.offerPending(record, priority);
           if (handedOff) {
             enqueued.increment();
+            return true;
+          }
+          record.endListeners = null; // dropped (counted): the listeners still end their traces, here
+          if (handles != null) {
+            built = record.build();
           }
         } else {
           built = record.build();
@@ -452,16 +462,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     }
     if (handles != null && built != null) {
-      for (int i = handles.length - 1; i >= 0; i--) {
-        TraceListener.Handle h = handles[i];
-        if (h != null) {
-          try {
-            h.onEnd(built, endEpochNanos);
-          } catch (RuntimeException | LinkageError e) {
-            trace.listenerFailed(i, "onEnd", e);
-          }
-        }
-      }
+      ListenerEnds.fire(handles, built, endEpochNanos, entries.listenerFailures);
     }
     return handedOff;
   }
