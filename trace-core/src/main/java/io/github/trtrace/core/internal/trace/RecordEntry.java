@@ -456,7 +456,7 @@ final class RecordEntry implements PendingRecord {
     } catch (RuntimeException e) {
       // not expected: check() ran on the caller; written all the same, in its minimal form
       LOG.warn("trtrace could not build the record of request {}, wrote a minimal one: {}", requestId, e.toString());
-      r = DefaultInferenceTracer.minimalRecord(requestId, modelName, instant(timestampEpochNanos), status, latencyMs);
+      r = RecordHandoff.minimalRecord(requestId, modelName, instant(timestampEpochNanos), status, latencyMs);
     }
     discard();
     if (listeners != null) {
