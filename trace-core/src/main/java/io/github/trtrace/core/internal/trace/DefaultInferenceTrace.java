@@ -1,3 +1,4 @@
+// Over 400 lines: the ~30 methods of InferenceTrace, each checked and applied under the trace's one monitor with its stage stack and listener fan-out (what it needs of the tracer is TraceServices; the record's path to the sinks RecordHandoff).
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.InferenceRecord;

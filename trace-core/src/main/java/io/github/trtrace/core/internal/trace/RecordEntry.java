@@ -1,3 +1,4 @@
+// Over 400 lines: the pooled form of every record field (35) with its reset, check and build, and the deferred input/output inspection whose budget it keeps.
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.TraceListener;
