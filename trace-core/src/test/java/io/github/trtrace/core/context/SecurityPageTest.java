@@ -25,10 +25,7 @@ class SecurityPageTest {
     assertThat(longest.length()).as("longest rejected value vs SECURITY.md").isEqualTo(stated);
   }
 
-  /**
-   * The repository's SECURITY.md, looked up from the working directory upwards: surefire runs in the
-   * module's directory, the failsafe execution (context on ScopedValue) in its {@code target}.
-   */
+  /** The repository's SECURITY.md, found from whichever folder the test JVM runs in (surefire: the module; failsafe: below it). */
   private static Path securityPage() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       Path page = dir.resolve("SECURITY.md");
