@@ -5,7 +5,9 @@ package io.github.trtrace.core;
  * listener). Register listeners with {@link InferenceTracer.Builder#listener(TraceListener)}; several
  * are called in registration order on start and in reverse order on end.
  *
- * <p>A listener must be fast and must not block: it runs on the request's own threads. A listener
+ * <p>A listener must be fast and must not block: {@code onStart} and the handle's stage, event and
+ * {@code makeCurrent} callbacks run on the request's own threads, and {@link Handle#onEnd} on the
+ * tracer's dispatcher thread, ahead of the sinks (see there). A listener
  * that throws is logged (rate limited), counted in {@link TracerStats#misuse()} and skipped for the
  * rest of that trace; it never breaks the request nor the other listeners.
  *
@@ -69,11 +71,21 @@ public interface TraceListener {
     default void onEvent(InferenceRecord.Event event) {}
 
     /**
-     * Once, on the ending thread, with the complete record, after the sampling decision:
-     * {@code record.sampledReason()} is null when the SDK's sampler did not keep the record. When the
-     * record could not be built (a failing sampler or redactor; counted in {@link
-     * TracerStats#recordErrors()}), {@code onEnd} still comes, with a minimal record: request ID, model,
-     * timestamp, status, latency and error type {@code "trtrace.record_error"}.
+     * Once, with the complete record, after the sampling decision: {@code record.sampledReason()} is
+     * null when the SDK's sampler did not keep the record. When the record could not be built (a
+     * failing sampler or redactor; counted in {@link TracerStats#recordErrors()}), {@code onEnd} still
+     * comes, with a minimal record: request ID, model, timestamp, status, latency and error type {@code
+     * "trtrace.record_error"}.
+     *
+     * <p>Thread: the record is built where the sinks' records are, off the request's thread, so that a
+     * listener adds nothing to the request's own cost for building it. A record kept for the sinks is
+     * built on the tracer's dispatcher thread, which calls {@code onEnd} with it before the sinks get it
+     * (so {@code tracer.flush()} completes after it); a record that reaches no sink (sampled out, dropped
+     * at a full queue, failed) comes on the thread that ended the trace. Either way it comes after the
+     * trace ended, and after every other callback of this handle (they happen-before it), and never
+     * concurrently with them. {@code endEpochNanos} is the trace's real end, which may be some time
+     * before the call: end the listener's own work with it (e.g. {@code span.end(endEpochNanos,
+     * NANOSECONDS)}), not with the time of the call. The request's context is not current there.
      */
     default void onEnd(InferenceRecord record, long endEpochNanos) {}
   }

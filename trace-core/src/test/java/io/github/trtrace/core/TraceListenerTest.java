@@ -221,4 +221,49 @@ class TraceListenerTest {
       });
     }
   }
+
+  /** Issue 16 §3: one record path: a kept record is built on the dispatcher's worker, listeners or not. */
+  @Test
+  void onEndOfAKeptRecordRunsOffTheRequestThreadWithTheTrueEndTimeAndBeforeTheSinks() {
+    CapturingSink sink = CapturingSink.create();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    TraceListener l = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        seen.add(Thread.currentThread().getName() + "|" + (endEpochNanos - START_EPOCH_NANOS) / 1_000_000
+            + "|sinkHad=" + sink.records().size());
+      }
+    };
+    String caller = Thread.currentThread().getName();
+    try (InferenceTracer tracer = builderWith(sink).listener(l).build()) {
+      tracer.run("m", t -> nanos.addAndGet(4_000_000));
+      nanos.addAndGet(50_000_000); // the worker's call comes later: the end time stays the trace's
+      tracer.flush().join();
+      assertThat(sink.records()).hasSize(1);
+    }
+    assertThat(seen).singleElement().satisfies(s -> {
+      assertThat(s).doesNotStartWith(caller + "|");
+      assertThat(s).endsWith("|4|sinkHad=0");
+    });
+  }
+
+  @Test
+  void aSampledOutRecordEndsOnTheEndingThread() {
+    List<String> threads = new CopyOnWriteArrayList<>();
+    TraceListener l = (t, s) -> new TraceListener.Handle() {
+      @Override
+      public void onEnd(InferenceRecord record, long endEpochNanos) {
+        threads.add(Thread.currentThread().getName());
+      }
+    };
+    try (InferenceTracer tracer = builderWith(CapturingSink.create())
+        .listener(l).sampler(Sampler.builder().rate(0.0).build()).build()) {
+      tracer.run("m", t -> {});
+    }
+    assertThat(threads).containsExactly(Thread.currentThread().getName());
+  }
+
+  private TracerFactory builderWith(CapturingSink sink) {
+    return new TracerFactory().sink(sink).clocks(wall, nanos::get);
+  }
 }

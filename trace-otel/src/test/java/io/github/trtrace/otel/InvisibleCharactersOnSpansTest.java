@@ -69,7 +69,7 @@ class InvisibleCharactersOnSpansTest {
       fx.advanceMs(1);
     });
     fx.record(id);
-    List<SpanData> spans = fx.spans.getFinishedSpanItems();
+    List<SpanData> spans = fx.finished();
     assertThat(spans).isNotEmpty();
     for (SpanData span : spans) {
       assertNoRawInvisible("span name", span.getName());
@@ -80,7 +80,7 @@ class InvisibleCharactersOnSpansTest {
         assertNoRawInvisible(e.getAttributes());
       }
     }
-    for (MetricData m : fx.metrics.collectAllMetrics()) {
+    for (MetricData m : fx.allMetrics()) {
       m.getData().getPoints().forEach(p -> assertNoRawInvisible(p.getAttributes()));
     }
   }

@@ -76,7 +76,7 @@ class MetricsTest {
     assertThat(a.get(GenAiConvention.PROVIDER_NAME)).isEqualTo("tensorrt");
     assertThat(a.get(GenAiConvention.REQUEST_MODEL)).isEqualTo("llama-8b");
     assertThat(a.get(GenAiConvention.RESPONSE_MODEL)).isEqualTo("llama-8b");
-    for (MetricData m : fx.metrics.collectAllMetrics()) {
+    for (MetricData m : fx.allMetrics()) {
       assertThat(m.getData().getPoints())
           .as("no request ID on metric %s", m.getName())
           .allSatisfy(p -> assertThat(p.getAttributes().get(GenAiConvention.REQUEST_ID)).isNull());
@@ -169,7 +169,7 @@ class MetricsTest {
       }
       release.countDown();
       t.flush().get();
-      List<MetricData> all = List.copyOf(fx.metrics.collectAllMetrics());
+      List<MetricData> all = List.copyOf(fx.allMetrics());
       long dropped = sum(all, GenAiConvention.METRIC_RECORDS_DROPPED, "queue_full");
       long lost = sumSink(all, GenAiConvention.METRIC_SINK_RECORDS_LOST, "broken");
       long failures = sumSink(all, GenAiConvention.METRIC_SINK_FAILURES, "broken");

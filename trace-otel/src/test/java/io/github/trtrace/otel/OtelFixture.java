@@ -77,18 +77,33 @@ final class OtelFixture implements AutoCloseable {
     return T0_NANOS + TimeUnit.MILLISECONDS.toNanos(msAfterStart);
   }
 
+  /**
+   * The finished spans, once the tracer's worker has ended every trace ended so far: the request span
+   * ends in {@code onEnd}, which runs on the tracer's dispatcher thread (issue 16 §3).
+   */
+  List<SpanData> finished() {
+    tracer.flush().orTimeout(10, TimeUnit.SECONDS).join();
+    return spans.getFinishedSpanItems();
+  }
+
   SpanData span(String name) {
-    return spans.getFinishedSpanItems().stream()
+    return finished().stream()
         .filter(s -> s.getName().equals(name))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no span " + name + " in " + names()));
   }
 
   List<String> names() {
-    return spans.getFinishedSpanItems().stream().map(SpanData::getName).toList();
+    return finished().stream().map(SpanData::getName).toList();
+  }
+
+  java.util.Collection<MetricData> allMetrics() {
+    tracer.flush().orTimeout(10, TimeUnit.SECONDS).join();
+    return metrics.collectAllMetrics();
   }
 
   Optional<MetricData> metric(String name) {
+    tracer.flush().orTimeout(10, TimeUnit.SECONDS).join(); // metrics are recorded in onEnd, on the worker
     return metrics.collectAllMetrics().stream().filter(m -> m.getName().equals(name)).findFirst();
   }
 

@@ -90,7 +90,7 @@ class RequestSpansTest {
     assertThat(decode.getEndEpochNanos()).isEqualTo(at(40));
 
     List<SpanData> launches =
-        fx.spans.getFinishedSpanItems().stream().filter(s -> s.getName().equals("tensorrt.infer")).toList();
+        fx.finished().stream().filter(s -> s.getName().equals("tensorrt.infer")).toList();
     assertThat(launches).hasSize(3);
     for (int i = 0; i < 3; i++) {
       SpanData l = launches.get(i);
@@ -99,7 +99,7 @@ class RequestSpansTest {
       assertThat(l.getStartEpochNanos()).isEqualTo(at(7 + 11L * i));
       assertThat(l.getEndEpochNanos()).isEqualTo(at(17 + 11L * i));
     }
-    assertThat(fx.spans.getFinishedSpanItems()).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(root.getTraceId()));
+    assertThat(fx.finished()).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(root.getTraceId()));
   }
 
   @Test
@@ -160,7 +160,7 @@ class RequestSpansTest {
   void tensorRtMessagesBecomeEventsOnTheLaunchSpanAtTheirOwnTime() throws Exception {
     run("req-events-1", this::serve);
     List<SpanData> launches =
-        fx.spans.getFinishedSpanItems().stream().filter(s -> s.getName().equals("tensorrt.infer")).toList();
+        fx.finished().stream().filter(s -> s.getName().equals("tensorrt.infer")).toList();
     assertThat(launches.get(0).getEvents()).isEmpty();
     List<EventData> events = launches.get(1).getEvents();
     assertThat(events).hasSize(1);

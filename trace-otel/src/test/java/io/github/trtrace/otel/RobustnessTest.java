@@ -91,7 +91,7 @@ class RobustnessTest {
       t.close();
       // the manual handle's span once, the tracer's own trace span once; no decode span, no event
       assertThat(fx.names()).containsExactly("text_completion m", "text_completion m");
-      assertThat(fx.spans.getFinishedSpanItems()).allSatisfy(s -> assertThat(s.getEvents()).isEmpty());
+      assertThat(fx.finished()).allSatisfy(s -> assertThat(s.getEvents()).isEmpty());
       assertThat(fx.otel.errors()).isZero();
     }
   }

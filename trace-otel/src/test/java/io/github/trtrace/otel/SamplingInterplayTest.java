@@ -41,7 +41,7 @@ class SamplingInterplayTest {
       } catch (IllegalStateException expected) {
         // rethrown by tracer.call
       }
-      assertThat(fx.spans.getFinishedSpanItems()).as("the host's sampler dropped the span").isEmpty();
+      assertThat(fx.finished()).as("the host's sampler dropped the span").isEmpty();
       InferenceRecord r = fx.record("req-headout");
       assertThat(r.sampledReason()).isEqualTo("error");
       assertThat(r.traceId()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
@@ -92,7 +92,7 @@ class SamplingInterplayTest {
   }
 
   private static SpanData spanOf(OtelFixture fx, String requestId) {
-    return fx.spans.getFinishedSpanItems().stream()
+    return fx.finished().stream()
         .filter(s -> requestId.equals(s.getAttributes().get(GenAiConvention.REQUEST_ID)))
         .findFirst()
         .orElseThrow();

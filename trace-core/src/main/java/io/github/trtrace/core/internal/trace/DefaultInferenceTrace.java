@@ -1,3 +1,4 @@
+// Over 400 lines: the ~30 methods of InferenceTrace, each checked and applied under the trace's one monitor with its stage stack and listener fan-out (what it needs of the tracer is TraceServices; the record's path to the sinks RecordHandoff).
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.InferenceRecord;
@@ -9,13 +10,11 @@ import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.internal.inspect.OutputInspector;
-import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.internal.inspect.InputInspector;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.LoggerFactory;
 
 /**
  * One request's mutable timing state. Every method changes it holding the trace's monitor: a trace
@@ -34,13 +33,12 @@ import org.slf4j.LoggerFactory;
  * each time, its entry still pooled.
  */
 final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.core.internal.batch.BatchMember {
-  private static final RateLimitedLogger MISUSE_LOG =
-      RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
   private static final StageTimer NOOP_TIMER = () -> {};
   private static final Stage[] NO_STAGES = new Stage[0];
 
-  private final DefaultInferenceTracer tracer;
+  /** What this trace uses of its tracer (clock, pool, settings, hand-off, misuse counter). */
+  private final TraceServices services;
   private String requestId;
   private String modelName;
   private long startNanos;
@@ -80,13 +78,13 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
   io.github.trtrace.core.internal.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
 
   DefaultInferenceTrace(
-      DefaultInferenceTracer tracer,
+      TraceServices services,
       String requestId,
       String modelName,
       Map<String, String> attributes,
       long startEpochNanos,
       long startNanos) {
-    this.tracer = tracer;
+    this.services = services;
     this.requestId = requestId;
     this.modelName = modelName;
     this.status = Status.SUCCESS;
@@ -122,7 +120,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     }
     RecordEntry e = entry;
     if (e == null) {
-      e = entry = tracer.entries.take();
+      e = entry = services.entries.take();
     }
     e.requestId = requestId;
     e.modelName = modelName;
@@ -294,7 +292,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
       if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
       }
-      now = tracer.nanoClock.getAsLong();
+      now = services.nanoClock.getAsLong();
       if (depth > 0) {
         pauseTop(now);
       }
@@ -361,7 +359,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
         misuse("stage " + STAGES[ordinal] + " closed while " + STAGES[open[depth - 1]]
             + " inside it is open (the inner stages end with it) on trace " + requestId);
       }
-      now = tracer.nanoClock.getAsLong();
+      now = services.nanoClock.getAsLong();
       ended = popTo(at, now);
     }
     fireStageEnds(ended, now);
@@ -417,7 +415,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     if (hs != null) {
       hs[index] = null;
     }
-    tracer.listenerFailed(name, callback, requestId, e);
+    services.listenerFailed(name, callback, requestId, e);
   }
 
   @Override
@@ -426,7 +424,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
       return this;
     }
     if (firstTokenNanos < 0) {
-      firstTokenNanos = tracer.nanoClock.getAsLong();
+      firstTokenNanos = services.nanoClock.getAsLong();
     }
     return this;
   }
@@ -436,7 +434,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     if (isEndedMisuse("token")) {
       return this;
     }
-    long now = tracer.nanoClock.getAsLong();
+    long now = services.nanoClock.getAsLong();
     if (firstTokenNanos < 0) {
       firstTokenNanos = now;
     }
@@ -454,16 +452,16 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
       return this;
     }
     RecordEntry e = entry();
-    if (rawInput instanceof String s && e.deferInput(s, tracer.veryLongInputChars)) {
+    if (rawInput instanceof String s && e.deferInput(s, services.veryLongInputChars)) {
       // Immutable: its flags are computed where the record is built (the dispatcher's worker), not
       // on the request's thread, within the tracer's budget of deferred text; see RecordEntry#resolveInput.
-      input = tracer.inputDigest ? s : null;
+      input = services.inputDigest ? s : null;
     } else {
       // mutable, or over the budget: inspected now; an earlier deferred input is replaced
       e.undeferInput();
-      e.inputFlags = InputInspector.flags(rawInput, tracer.veryLongInputChars);
+      e.inputFlags = InputInspector.flags(rawInput, services.veryLongInputChars);
       // A snapshot: a caller reusing its StringBuilder must not change the digest written later.
-      input = tracer.inputDigest ? rawInput.toString() : null;
+      input = services.inputDigest ? rawInput.toString() : null;
     }
     return this;
   }
@@ -609,7 +607,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
           || isNullMisuse("event", message)) {
         return this;
       }
-      double offset = (tracer.nanoClock.getAsLong() - startNanos) / 1e6;
+      double offset = (services.nanoClock.getAsLong() - startNanos) / 1e6;
       added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
       entry().addEvent(added);
     }
@@ -671,7 +669,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
   @Override
   public long elapsedNanos() {
-    return tracer.nanoClock.getAsLong() - startNanos;
+    return services.nanoClock.getAsLong() - startNanos;
   }
 
   @Override
@@ -683,7 +681,6 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
   public void close() {
     RecordEntry record;
     double latencyMs;
-    Status finalStatus;
     CharSequence in;
     Stage[] stillOpen;
     long now;
@@ -695,7 +692,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
       }
       ended = true;
       closing = true;
-      now = tracer.nanoClock.getAsLong();
+      now = services.nanoClock.getAsLong();
       stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
       latencyMs = Math.max(0, now - startNanos) / 1e6;
       record = entry();
@@ -714,12 +711,12 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
       record.gpuMs = record.batch.hasShare() ? (Double.isNaN(gpuMs) ? 0 : gpuMs) + record.batch.shareMs() : gpuMs;
       record.latencyMs = latencyMs;
       record.status = status;
-      finalStatus = status;
+      record.endEpochNanos = epochNanos(now);
       in = input;
       input = null;
     }
     fireStageEnds(stillOpen, now);
-    boolean handedOff = tracer.finish(this, record, finalStatus, latencyMs, in, handles, epochNanos(now));
+    boolean handedOff = services.handoff.finish(record, in, handles, gpuMark);
     synchronized (this) {
       if (handedOff || !pooled) {
         entry = null; // the dispatcher owns it now, or it goes back to the pool below
@@ -799,7 +796,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
         return this;
       }
     }
-    if (!batchState().markSlotWait(tracer.nanoClock.getAsLong())) {
+    if (!batchState().markSlotWait(services.nanoClock.getAsLong())) {
       misuse("waitingForSlot() on trace " + requestId + " while it is in an open launch");
     }
     return this;
@@ -812,7 +809,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
         return this;
       }
     }
-    if (batchState().markPreempted(tracer.nanoClock.getAsLong())) {
+    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
       event("preempted", "INFO", reason);
     } else {
       misuse("preempted() on trace " + requestId + " while it is in an open launch");
@@ -827,7 +824,7 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     if (batch != null && e != null && !isEnded()) {
       // waits (bounded) for a launch of this request still open on another thread, which needs
       // this trace's monitor to report a failure: so not under the monitor
-      batch.end(tracer.nanoClock.getAsLong(), e.batch);
+      batch.end(services.nanoClock.getAsLong(), e.batch);
     }
   }
 
@@ -864,7 +861,6 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
   }
 
   private void misuse(String what) {
-    tracer.misuse.increment();
-    MISUSE_LOG.warn("trtrace: ignored {}", what);
+    services.misuse(what);
   }
 }

@@ -1,8 +1,6 @@
 package io.github.trtrace.core.internal.trace;
 
-import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
-import io.github.trtrace.core.Status;
 import io.github.trtrace.core.InferenceTracer.TracedRunnable;
 import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.InferenceTracer;
@@ -11,13 +9,8 @@ import io.github.trtrace.core.InferenceTracer.TracedCallable;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.internal.dispatch.Dispatcher;
-import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.internal.context.ContextAccess;
-import io.github.trtrace.core.internal.gpu.GpuUsage;
-import io.github.trtrace.core.internal.dispatch.PendingOffer;
-import io.github.trtrace.core.internal.log.RateLimitedLogger;
-import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -28,36 +21,34 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.LoggerFactory;
 
 /**
  * The tracer: starts traces, turns ended traces into records, hands them to the dispatcher.
  *
  * <p>Garbage-free (issue 10): an ended trace's {@link RecordEntry} goes to trtrace's own dispatcher
- * as it is ({@link PendingOffer}); the worker builds the immutable record. The record is built on the
- * caller only for a listener's {@code onEnd} or a user-supplied dispatcher. With {@link
+ * as it is ({@code PendingOffer}); the worker builds the immutable record and calls the listeners'
+ * {@code onEnd} with it, whether listeners are installed or not (issue 16 §3). The record is built on the
+ * caller only for listeners of a record no worker builds (sampled out, dropped, failed) or for a
+ * dispatcher that is not trtrace's own. With {@link
  * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse ended trace
  * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: the body gets the
  * trace, and it is ended and back in the pool when the body returns.
  */
 final class DefaultInferenceTracer implements InferenceTracer {
-  private static final RateLimitedLogger LOG =
-      RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
 
   final Clock wallClock;
   final LongSupplier nanoClock;
-  final Sampler sampler;
-  final Redactor redactor;
-  final boolean inputDigest;
-  final int veryLongInputChars;
   private final Dispatcher dispatcher;
   private final @Nullable GpuMetricsPoller gpuPoller;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TraceListener[] listeners;
-  /** The dispatcher when it is trtrace's own (takes entries), else null: records are built on the caller. */
-  private final @Nullable PendingOffer pendingOffer;
-  /** Free record entries; see {@link RecordEntry}. */
-  final RecordEntry.Pool entries = new RecordEntry.Pool(ENTRY_POOL_CAPACITY);
+  /** Counted here: traces started; the rest in {@link RecordHandoff} and {@link TraceServices#misuse}. */
+  private final LongAdder started = new LongAdder();
+  private final LongAdder misuse = new LongAdder();
+  /** What ended traces' entries go through on their way to the sinks. */
+  private final RecordHandoff handoff;
+  /** What this tracer's traces use of it. */
+  final TraceServices services;
   /** Whether {@code call}/{@code run} reuse trace objects; see {@link InferenceTracer.Builder#garbageFree}. */
   private final boolean garbageFree;
   /**
@@ -80,25 +71,18 @@ final class DefaultInferenceTracer implements InferenceTracer {
    */
   static final int ENTRY_POOL_CAPACITY = 16_384;
 
-  final LongAdder started = new LongAdder();
-  final LongAdder ended = new LongAdder();
-  final LongAdder sampledOut = new LongAdder();
-  final LongAdder enqueued = new LongAdder();
-  final LongAdder recordErrors = new LongAdder();
-  final LongAdder misuse = new LongAdder();
 
   DefaultInferenceTracer(
       TracerFactory b, Sampler sampler, Dispatcher dispatcher, @Nullable GpuMetricsPoller gpuPoller) {
     this.wallClock = b.wallClock;
     this.nanoClock = b.nanoClock;
-    this.sampler = sampler;
-    this.redactor = b.redactor;
-    this.inputDigest = b.inputDigest;
-    this.veryLongInputChars = b.veryLongInputChars;
     this.listeners = b.listeners.toArray(new TraceListener[0]);
     this.dispatcher = dispatcher;
-    this.pendingOffer = dispatcher instanceof PendingOffer ? (PendingOffer) dispatcher : null;
     this.gpuPoller = gpuPoller;
+    ListenerEnds.Failures failures = this::listenerFailed;
+    this.handoff = new RecordHandoff(sampler, b.redactor, b.inputDigest, dispatcher, gpuPoller, failures);
+    this.services = new TraceServices(nanoClock, new RecordEntry.Pool(ENTRY_POOL_CAPACITY, failures),
+        b.inputDigest, b.veryLongInputChars, handoff, misuse);
     this.garbageFree = b.garbageFree;
     this.systemClocks = b.systemClocks;
     this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
@@ -112,8 +96,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   private final io.github.trtrace.core.internal.batch.Launches launches;
 
   private void launchMisuse(String what) {
-    misuse.increment();
-    LOG.warn("trtrace: ignored {}", what);
+    services.misuse(what);
   }
 
   @Override
@@ -247,7 +230,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
     if (t != null) {
       t.init(id, model, attributes, epochNanos, nanos);
     } else {
-      t = new DefaultInferenceTrace(this, id, model, attributes, epochNanos, nanos);
+      t = new DefaultInferenceTrace(services, id, model, attributes, epochNanos, nanos);
       t.pooled = true;
     }
     started.increment();
@@ -343,7 +326,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   private DefaultInferenceTrace begin(String model, String id, Map<String, String> attributes) {
     started.increment();
     long nanos = nanoClock.getAsLong();
-    DefaultInferenceTrace t = new DefaultInferenceTrace(this, id, model, attributes, epochNanosAt(nanos), nanos);
+    DefaultInferenceTrace t = new DefaultInferenceTrace(services, id, model, attributes, epochNanosAt(nanos), nanos);
     attach(t, id);
     return t;
   }
@@ -369,155 +352,17 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   void listenerFailed(String listener, String callback, String requestId, Throwable e) {
-    misuse.increment();
-    LOG.warn("trtrace: listener {} failed in {} on trace {} and is skipped for it: {}",
-        listener, callback, requestId, e.toString());
-  }
-
-  /**
-   * Called once per trace, on the thread that ended it. Returns true when {@code record} was handed
-   * to the dispatcher (which then owns it); false when it stays the trace's (sampled out, dropped,
-   * failed, or built here into an immutable record that was offered instead).
-   *
-   * <p>Counting: every ended trace counts once, in {@code sampledOut}, {@code recordErrors} or the
-   * dispatcher's {@code offered}. A sampled-out trace whose record (built only for the listeners)
-   * fails to build stays counted as sampled out; the listeners get the minimal record.
-   */
-  boolean finish(
-      DefaultInferenceTrace trace,
-      RecordEntry record,
-      Status status,
-      double latencyMs,
-      @Nullable CharSequence input,
-      TraceListener.Handle @Nullable [] handles,
-      long endEpochNanos) {
-    ended.increment();
-    InferenceRecord built = null;
-    boolean handedOff = false;
-    String reason = null;
-    boolean samplerFailed = false;
-    try {
-      reason = sampler.decide(trace.modelName(), status, latencyMs);
-    } catch (RuntimeException e) {
-      samplerFailed = true;
-      recordErrors.increment();
-      LOG.warn("trtrace could not record a request: {}", e.toString());
-      if (handles != null) {
-        built = minimalRecord(trace, status, latencyMs);
-      }
-    }
-    if (samplerFailed) {
-      // counted in recordErrors; the listeners get the minimal record
-    } else if (reason == null) {
-      sampledOut.increment();
-      if (handles == null) {
-        return false; // nobody sees a sampled-out record: do not build it
-      }
-      try {
-        built = withGpu(record, trace).build();
-      } catch (RuntimeException e) {
-        LOG.warn("trtrace could not build a sampled-out record for the listeners: {}", e.toString());
-        built = minimalRecord(trace, status, latencyMs);
-      }
-    } else {
-      try {
-        record.sampledReason = reason;
-        // Everything kept for a reason other than head sampling (failures, slow) is priority: it may
-        // use the dispatcher's reserved capacity and carries the input digest when enabled.
-        boolean priority = !reason.equals(Sampler.SAMPLED) && !reason.equals(Sampler.ALWAYS);
-        if (inputDigest && input != null && priority) {
-          // Redacted where the record is built (the worker, on the garbage-free path: RecordEntry#resolveInput),
-          // or here when the budget of deferred text is spent.
-          record.digestInput(input.toString(), redactor);
-        }
-        withGpu(record, trace).check();
-        PendingOffer direct = pendingOffer;
-        if (handles == null && direct != null) {
-          handedOff = direct.offerPending(record, priority);
-          if (handedOff) {
-            enqueued.increment();
-          }
-        } else {
-          built = record.build();
-          if (dispatcher.offer(built, priority)) {
-            enqueued.increment();
-          }
-        }
-      } catch (RuntimeException e) {
-        recordErrors.increment();
-        LOG.warn("trtrace could not record a request: {}", e.toString());
-        if (handles != null) {
-          built = minimalRecord(trace, status, latencyMs);
-        }
-      }
-    }
-    if (handles != null && built != null) {
-      for (int i = handles.length - 1; i >= 0; i--) {
-        TraceListener.Handle h = handles[i];
-        if (h != null) {
-          try {
-            h.onEnd(built, endEpochNanos);
-          } catch (RuntimeException | LinkageError e) {
-            trace.listenerFailed(i, "onEnd", e);
-          }
-        }
-      }
-    }
-    return handedOff;
-  }
-
-  /**
-   * What listeners get in {@code onEnd} when the full record could not be built (a sampler, redactor or
-   * record field failed): only what the trace itself knows, so that every listener still ends its trace
-   * (an OpenTelemetry span must end to be exported). Null in the unlikely case this fails too.
-   */
-  private static @Nullable InferenceRecord minimalRecord(DefaultInferenceTrace trace, Status status, double latencyMs) {
-    try {
-      return minimalRecord(trace.requestId(), trace.modelName(), trace.startedAt(), status, latencyMs);
-    } catch (RuntimeException e) {
-      LOG.warn("trtrace could not build even a minimal record for listeners: {}", e.toString());
-      return null;
-    }
-  }
-
-  /** The minimal record: request, model, start, status, latency and error type {@value #RECORD_ERROR}. */
-  static InferenceRecord minimalRecord(
-      String requestId, String modelName, java.time.Instant timestamp, Status status, double latencyMs) {
-    return InferenceRecord.builder(requestId, modelName)
-        .timestamp(timestamp)
-        .status(status)
-        .errorType(RECORD_ERROR)
-        .latencyMs(Double.isNaN(latencyMs) || latencyMs < 0 || Double.isInfinite(latencyMs) ? 0 : latencyMs)
-        .build();
-  }
-
-  /** The error type of the {@linkplain #minimalRecord minimal record}. */
-  static final String RECORD_ERROR = "trtrace.record_error";
-
-  /** The latest reading, and the mean and maximum over the readings in effect during the request. */
-  private RecordEntry withGpu(RecordEntry record, DefaultInferenceTrace trace) {
-    GpuMetricsPoller.Mark start = trace.gpuMark;
-    if (gpuPoller != null && start != null) {
-      GpuMetricsSource.Reading g = gpuPoller.latest();
-      GpuUsage u = gpuPoller.usageSince(start);
-      record.gpuUtil = g.utilPercent();
-      record.gpuMemUsedMb = g.memUsedMb();
-      record.gpuUtilMean = u.utilMean();
-      record.gpuUtilMax = u.utilMax();
-      record.gpuMemUtilMean = u.memUtilMean();
-      record.gpuMemUtilMax = u.memUtilMax();
-    }
-    return record;
+    TraceServices.listenerFailed(misuse, listener, callback, requestId, e);
   }
 
   @Override
   public TracerStats stats() {
     return new TracerCounts(
         started.sum(),
-        ended.sum(),
-        sampledOut.sum(),
-        enqueued.sum(),
-        recordErrors.sum(),
+        handoff.ended.sum(),
+        handoff.sampledOut.sum(),
+        handoff.enqueued.sum(),
+        handoff.recordErrors.sum(),
         misuse.sum(),
         dispatcher.stats());
   }

@@ -36,9 +36,11 @@ import org.slf4j.LoggerFactory;
  * once ({@link #discard()}). An entry belongs to one owner at a time: the trace until it is handed
  * off, then the dispatcher, then the pool; nothing touches it after giving it away.
  *
- * <p>Where a consumer of the immutable record runs on the caller (a {@link TraceListener}'s {@code
- * onEnd}) or the dispatcher is not trtrace's own, the record is built on the caller from the entry
- * (allocating as before).
+ * <p>Listeners ({@link TraceListener}) do not change that path: an entry queued for the sinks carries
+ * the trace's listener handles and its end time ({@link #endListeners}), and the worker calls their
+ * {@code onEnd} with the record it built, before the sinks get it. The record is built on the caller
+ * only where no worker will build it and a listener needs it (sampled out, dropped, failed) or where
+ * the dispatcher is not trtrace's own.
  */
 final class RecordEntry implements PendingRecord {
   static final RateLimitedLogger LOG =
@@ -88,6 +90,13 @@ final class RecordEntry implements PendingRecord {
   private String @Nullable [] values;
   private int attributeCount;
 
+  /**
+   * The trace's listener handles, set when the entry is handed to the worker, which then calls their
+   * {@code onEnd} ({@link #toRecord()}); null without listeners. {@link #endEpochNanos}: the trace's end.
+   */
+  TraceListener.@Nullable Handle @Nullable [] endListeners;
+  long endEpochNanos;
+
   private RecordEntry(Pool pool) {
     this.pool = pool;
     this.deferred = new DeferredInspection(pool);
@@ -99,6 +108,8 @@ final class RecordEntry implements PendingRecord {
     requestId = "";
     modelName = "";
     timestampEpochNanos = 0;
+    endListeners = null;
+    endEpochNanos = 0;
     status = Status.SUCCESS;
     errorType = null;
     latencyMs = Double.NaN;
@@ -328,8 +339,15 @@ final class RecordEntry implements PendingRecord {
     return Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));
   }
 
+  /**
+   * Builds the record and gives the entry back to the pool; then, on the same (worker) thread, the
+   * listeners' {@code onEnd} with it (after the entry is back: they keep the immutable record only).
+   */
   @Override
   public InferenceRecord toRecord() {
+    TraceListener.@Nullable Handle[] listeners = endListeners;
+    long end = endEpochNanos;
+    endListeners = null;
     InferenceRecord r;
     try {
       check(); // ran on the caller already: the values cannot have changed since; cheap
@@ -337,14 +355,25 @@ final class RecordEntry implements PendingRecord {
     } catch (RuntimeException e) {
       // not expected: check() ran on the caller; written all the same, in its minimal form
       LOG.warn("trtrace could not build the record of request {}, wrote a minimal one: {}", requestId, e.toString());
-      r = DefaultInferenceTracer.minimalRecord(requestId, modelName, instant(timestampEpochNanos), status, latencyMs);
+      r = RecordHandoff.minimalRecord(requestId, modelName, instant(timestampEpochNanos), status, latencyMs);
     }
     discard();
+    if (listeners != null) {
+      ListenerEnds.fire(listeners, r, end, pool.listenerFailures);
+    }
     return r;
   }
 
+  /**
+   * Back to the pool unbuilt. An entry that still carries listeners (the dispatcher discarding its queue
+   * at a close that timed out) is built for them first, so that every listener still ends its trace.
+   */
   @Override
   public void discard() {
+    if (endListeners != null) {
+      toRecord();
+      return;
+    }
     reset();
     pool.release(this);
   }
@@ -368,14 +397,17 @@ final class RecordEntry implements PendingRecord {
     private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<RecordEntry> free;
     private final java.util.concurrent.atomic.AtomicLong deferredChars = new java.util.concurrent.atomic.AtomicLong();
     private final long maxDeferredChars;
+    /** Where a listener's failing {@code onEnd} on the worker is counted. */
+    final ListenerEnds.Failures listenerFailures;
 
-    Pool(int capacity) {
-      this(capacity, MAX_DEFERRED_CHARS);
+    Pool(int capacity, ListenerEnds.Failures listenerFailures) {
+      this(capacity, MAX_DEFERRED_CHARS, listenerFailures);
     }
 
-    Pool(int capacity, long maxDeferredChars) {
+    Pool(int capacity, long maxDeferredChars, ListenerEnds.Failures listenerFailures) {
       free = new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(capacity);
       this.maxDeferredChars = maxDeferredChars;
+      this.listenerFailures = listenerFailures;
     }
 
     boolean reserve(long chars) {

@@ -92,7 +92,7 @@ public final class TracerFactory {
 
   /** The characters of input and output text that {@code tracer}'s queued entries keep now (tests, diagnostics). */
   public static long deferredChars(InferenceTracer tracer) {
-    return ((DefaultInferenceTracer) tracer).entries.deferredChars();
+    return ((DefaultInferenceTracer) tracer).services.entries.deferredChars();
   }
 
   /** The record's JSON form ({@code RecordConvention.toJson}). */
