@@ -164,6 +164,8 @@ public interface RequestContext {
    * <p>Thread rule, the same as {@code io.github.trtrace.core.TraceScope}'s: close it on the thread
    * that opened it, innermost scope first (try-with-resources does both). A close on another thread
    * does nothing and is logged; closing an outer scope first also closes the scopes opened inside it.
+   * (Every type called {@code Scope} in trtrace follows this rule; closeables that may be closed on any
+   * thread are not called scopes.)
    */
   interface Scope extends AutoCloseable {
     @Override
