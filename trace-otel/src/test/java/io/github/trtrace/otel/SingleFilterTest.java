@@ -151,9 +151,12 @@ class SingleFilterTest {
     io.opentelemetry.api.trace.Span host = sdk.getTracer("host").spanBuilder("GET /v1").startSpan();
     HttpServletRequest request = servletRequest(Map.of("traceparent", VALID), new AtomicInteger());
     AtomicReference<String> id = new AtomicReference<>();
-    try (io.opentelemetry.context.Scope s = host.makeCurrent()) {
-      ServletTracing.filter().doFilter(request, servletResponse(), (req, resp) ->
-          id.set(ServletTracing.request((HttpServletRequest) req).call(tracer, "llama-8b", t -> t.requestId())));
+    try {
+      Context.current().with(host).wrap(() -> {
+        ServletTracing.filter().doFilter(request, servletResponse(), (req, resp) ->
+            id.set(ServletTracing.request((HttpServletRequest) req).call(tracer, "llama-8b", t -> t.requestId())));
+        return null;
+      }).call();
     } finally {
       host.end();
     }
