@@ -3,15 +3,16 @@
 # natives that build engines on the H200, see ../../../../shared/gpu/README.md): builds the examples and what
 # they depend on with -Ptrt-10.6, copies every run-time jar plus the linux-x86_64 JavaCPP natives of javacpp,
 # cuda and tensorrt 10.6 into one folder.
-# Usage: examples/src/gpu/stage-demo.sh [destination folder, default <root>/.gpu/demo]
+# Usage: examples/src/gpu/stage-demo.sh [destination folder, relative to where you run it; default <root>/.gpu/demo]
 # Then on the GPU host (after the .gpu/trt106 carries): bash examples/src/gpu/run-demo-trt106.sh <folder>
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+# An absolute path, resolved against the caller's folder: Maven would resolve a relative -DoutputDirectory per module.
 DEST=${1:-$ROOT/.gpu/demo}
+rm -rf "$DEST" && mkdir -p "$DEST" && DEST=$(cd "$DEST" && pwd)
 M2=${M2_REPO:-$HOME/.m2/repository}
 cd "$ROOT"
 JAVACPP=1.5.11; TRT=10.6-1.5.11; CUDA=12.6-9.5-1.5.11
-rm -rf "$DEST" && mkdir -p "$DEST"
 # one reactor: each module's run-time dependencies (the examples' include the siblings' jars) into $DEST
 mvn -B -q -o -Ptrt-10.6 -pl examples -am -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
   package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$DEST"

@@ -1,13 +1,15 @@
 /**
- * trtrace for NVIDIA TensorRT (JavaCPP presets): TensorRT's log, build reports, the traced engine,
- * NVML GPU metrics and the doctor. Exports the API packages only; {@code
- * io.github.trtrace.tensorrt.internal} (the native shim with raw addresses, the log classifier, the
- * engine-inspector parser, the doctor's rules) may change in any release. JavaCPP and its presets
+ * trtrace for NVIDIA TensorRT (JavaCPP presets): TensorRT's log, traced builds, the traced engine,
+ * NVML GPU metrics and the doctor. The build reports and log events they produce are plain data in
+ * {@code io.github.trtrace.tensorrt.model} (no natives), required transitively. Exports the API packages
+ * only; {@code io.github.trtrace.tensorrt.internal.shim} (the native shim with raw addresses) may change in
+ * any release. JavaCPP and its presets
  * are named modules ({@code org.bytedeco.javacpp}, {@code org.bytedeco.tensorrt}, {@code
  * org.bytedeco.cuda}), so this is one too.
  */
 module io.github.trtrace.tensorrt {
   requires transitive io.github.trtrace.core;
+  requires transitive io.github.trtrace.tensorrt.model; // TracedBuilder returns BuildReport; the pipeline emits TrtLogEvent
   requires transitive org.bytedeco.tensorrt; // TensorRtLogger is an ILogger; builders and engines are TensorRT's
   requires transitive org.bytedeco.cuda;
   requires com.fasterxml.jackson.core;

@@ -1,15 +1,23 @@
 package io.github.trtrace.examples;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * Module dependencies point one way (DESIGN.md): core depends on no other module; trace-http on core
- * only; nothing depends on trace-tensorrt, trace-otel or trace-cli except the examples.
+ * only; trace-tensorrt-model on no module; nothing depends on trace-tensorrt, trace-otel or trace-cli except the
+ * examples; no library module's tree (built by Maven or by a script) refers to the examples.
  */
 class ModuleDependenciesTest {
   private static final JavaClasses ALL =
@@ -63,6 +71,48 @@ class ModuleDependenciesTest {
   }
 
   @Test
+  void theTensorRtModelDependsOnNoOtherModule() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.github.trtrace.tensorrt.model..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.github.trtrace.core..", "io.github.trtrace.tensorrt.build..", "io.github.trtrace.tensorrt.log..",
+            "io.github.trtrace.tensorrt.engine..", "io.github.trtrace.tensorrt.doctor..", "io.github.trtrace.tensorrt.cuda..",
+            "io.github.trtrace.tensorrt.nvml..", "io.github.trtrace.tensorrt.internal..", "io.github.trtrace.otel..",
+            "io.github.trtrace.cli..", "io.github.trtrace.http..", "io.github.trtrace.examples..", "org.bytedeco..")
+        .check(ALL);
+  }
+
+  /**
+   * No source file in a library module's tree imports the examples or sits in their packages, built by Maven or
+   * not (the GPU check programs, compiled by a script, once lived in trace-tensorrt/src/gpu and imported them).
+   * trace-benchmarks is not a library: its CpuBackendOverhead measures the demo's backend from its package.
+   */
+  @Test
+  void noSourceInATraceModuleTreeImportsTheExamples() throws IOException {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    List<String> offenders = new ArrayList<>();
+    try (Stream<Path> modules = Files.list(root)) {
+      for (Path m : modules.filter(d -> d.getFileName().toString().startsWith("trace-")
+          && !d.getFileName().toString().equals("trace-benchmarks")).toList()) {
+        if (!Files.isDirectory(m.resolve("src"))) {
+          continue;
+        }
+        try (Stream<Path> files = Files.walk(m.resolve("src"))) {
+          for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+            if (Files.readString(f).lines().anyMatch(l -> l.matches("(import( static)?|package) io\\.github\\.trtrace\\.examples[.;].*"))) {
+              offenders.add(root.relativize(f).toString());
+            }
+          }
+        }
+      }
+    }
+    assertThat(offenders).isEmpty();
+  }
+
+  @Test
   void onlyTheExamplesUseTheCli() {
     noClasses()
         .that()
@@ -87,11 +137,11 @@ class ModuleDependenciesTest {
   @Test
   void theImportSeesEveryModule() {
     // Guards the rules above against passing vacuously because a module was not on the class path.
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.core")).isTrue();
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.tensorrt.build")).isTrue();
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.http")).isTrue();
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.otel")).isTrue();
-    org.assertj.core.api.Assertions.assertThat(ALL.containPackage("io.github.trtrace.cli")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.core")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.examples")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.tensorrt.build")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.http")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.otel")).isTrue();
+    assertThat(ALL.containPackage("io.github.trtrace.cli")).isTrue();
   }
 }

@@ -101,8 +101,10 @@ public final class InferenceRecord {
   private final List<Event> events;
   private final List<LayerTime> layers;
   private final Map<String, String> attributes;
+  private final SharedLaunch.@Nullable Summary batching;
 
   private InferenceRecord(Builder b) {
+    this.batching = b.batching;
     this.timestamp = b.timestamp;
     this.requestId = b.requestId;
     this.modelName = b.modelName;
@@ -214,6 +216,13 @@ public final class InferenceRecord {
   public List<LayerTime> layers() { return layers; }
   public Map<String, String> attributes() { return attributes; }
 
+  /**
+   * The request's shared launches, summed up (batch sizes, its GPU share's method, slot wait,
+   * neighbours' prefill, preemptions, failed launches); null when it joined no {@link SharedLaunch}
+   * and waited for none.
+   */
+  public SharedLaunch.@Nullable Summary batching() { return batching; }
+
   /** The stage time for {@code stage}, or NaN when the stage was not timed. */
   public double stageMs(Stage stage) {
     switch (stage) {
@@ -283,6 +292,7 @@ public final class InferenceRecord {
     private final List<Event> events = new ArrayList<>(0);
     private final List<LayerTime> layers = new ArrayList<>(0);
     private final Map<String, String> attributes = new LinkedHashMap<>();
+    private SharedLaunch.@Nullable Summary batching;
 
     private Builder(String requestId, String modelName) {
       this.requestId = Objects.requireNonNull(requestId, "requestId");
@@ -325,6 +335,7 @@ public final class InferenceRecord {
       events.addAll(r.events);
       layers.addAll(r.layers);
       attributes.putAll(r.attributes);
+      batching = r.batching;
     }
 
     public Builder timestamp(Instant v) { timestamp = Objects.requireNonNull(v, "timestamp"); return this; }
@@ -397,6 +408,9 @@ public final class InferenceRecord {
     private static <F extends Enum<F>> Set<F> immutableCopy(Set<F> flags) {
       return flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
     }
+
+    /** The request's shared launches, summed up; null: none. */
+    public Builder batching(SharedLaunch.@Nullable Summary summary) { batching = summary; return this; }
 
     public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
     public Builder addLayer(LayerTime l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }

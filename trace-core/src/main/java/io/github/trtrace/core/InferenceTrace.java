@@ -202,6 +202,28 @@ public interface InferenceTrace extends AutoCloseable {
   /** Adds a user attribute to the record. */
   InferenceTrace attribute(String key, String value);
 
+  /**
+   * Called by a batching scheduler when it admits the request and it starts waiting for a batch slot:
+   * the time until its first {@link SharedLaunch} (or its end) is its {@code slot_wait_ms}, apart from
+   * the admission queue ({@code queue_ms}). Ignored by traces that record nothing.
+   *
+   * <pre>{@code
+   * waiting.add(request); request.trace().waitingForSlot();   // on the scheduler thread
+   * }</pre>
+   */
+  default InferenceTrace waitingForSlot() {
+    return this;
+  }
+
+  /**
+   * Called by a batching scheduler when it preempts (pauses) the request, e.g. because the KV cache
+   * is full: counted in {@code preemptions}, the time until its next launch (or its end) in {@code
+   * preempted_ms}, and {@code reason} as an event. Ignored by traces that record nothing.
+   */
+  default InferenceTrace preempted(String reason) {
+    return this;
+  }
+
   /** Nanoseconds since the trace started (monotonic clock). */
   long elapsedNanos();
 

@@ -11,6 +11,7 @@ import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -143,6 +144,26 @@ public interface InferenceTracer extends AutoCloseable {
 
   /** A snapshot of the counters. */
   TracerStats stats();
+
+  /**
+   * Opens a {@link SharedLaunch} now, on the calling (scheduler) thread: one engine step or dynamic
+   * batch that several requests share. {@code engineFingerprint} (nullable) is written to its log line.
+   *
+   * <pre>{@code
+   * try (SharedLaunch step = tracer.launch(fingerprint)) {
+   *   running.forEach(r -> step.decode(r.trace()));
+   *   step.gpuMs(engine.step(running));
+   * }
+   * }</pre>
+   */
+  default SharedLaunch launch(@Nullable String engineFingerprint) {
+    return TracerFactory.noopLaunch();
+  }
+
+  /** The launch counters: launches opened, lines logged, dropped and lost. */
+  default SharedLaunch.Stats launchStats() {
+    return TracerFactory.noLaunchStats();
+  }
 
   /** Completes when every record ended before this call has reached the sinks and was flushed. */
   CompletableFuture<Void> flush();
@@ -307,6 +328,35 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
+    /**
+     * Writes the launch log ({@link SharedLaunch}: one JSON line per launch, with its members and
+     * their shares) to a JSON Lines file at {@code path}, opened by {@link #build()}, with the records'
+     * defaults for flushing and rotation. Every launch is logged (no sampling): a record kept at its end
+     * (slow, failed) finds its launches by {@code first_launch_id}..{@code last_launch_id}.
+     */
+    public Builder launchLog(Path path) {
+      factory.launchLog(path);
+      return this;
+    }
+
+    /**
+     * Writes the launch log to {@code sink} (built with the rotation, fsync and flush options you
+     * want); the tracer closes it.
+     */
+    public Builder launchLog(JsonLinesFileSink sink) {
+      factory.launchLog(sink);
+      return this;
+    }
+
+    /**
+     * Members listed per launch line (default 1024); a larger batch's line lists the first ones and
+     * counts the rest in {@code members_truncated}.
+     */
+    public Builder launchLogMembers(int members) {
+      factory.launchLogMembers(members);
+      return this;
+    }
+
     /** Inputs longer than this many characters get the {@code very_long} flag. */
     public Builder veryLongInputChars(int chars) {
       factory.veryLongInputChars(chars);
@@ -389,6 +439,23 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder fromEnvironment() {
       factory.fromEnvironment();
+      return this;
+    }
+
+    /**
+     * Reads the settings of {@link #fromEnvironment()} from {@code byPropertyName}, keyed by their
+     * system-property names ({@code trtrace.log.path}, {@code trtrace.sample.rate}, ...), instead of the
+     * system properties and environment: for a framework that resolves configuration itself (Spring's
+     * {@code Environment}, where system properties and environment variables already take precedence).
+     * The same validation and messages as {@link #fromEnvironment()}; a null or blank value is unset.
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().fromProperties(environment::getProperty).build();
+     * }</pre>
+     */
+    public Builder fromProperties(java.util.function.Function<String, @Nullable String> byPropertyName) {
+      Objects.requireNonNull(byPropertyName, "byPropertyName");
+      factory.fromEnvironment((property, env) -> byPropertyName.apply(property));
       return this;
     }
 

@@ -18,11 +18,16 @@ public enum InputFlag {
   CONTROL_CHAR("control_char"),
   /**
    * Invisible format and filler characters that are neither bidirectional controls nor zero-width
-   * spaces: soft hyphen U+00AD, combining grapheme joiner U+034F, Hangul fillers U+115F, U+1160,
-   * U+3164, U+FFA0, Khmer inherent vowels U+17B4/U+17B5, Mongolian vowel separator U+180E, line and
-   * paragraph separators U+2028/U+2029, invisible math operators U+2061..U+2064, variation selectors
-   * U+FE00..U+FE0F and U+E0100..U+E01EF, interlinear annotation controls U+FFF9..U+FFFB, musical
-   * symbol format controls U+1D173..U+1D17A. Text can hide behind them; a tokenizer still sees them.
+   * spaces nor tag characters: every other format character (Unicode category Cf, in every plane: soft
+   * hyphen U+00AD, U+070F, Mongolian vowel separator U+180E, invisible math operators U+2061..U+2064,
+   * deprecated format controls U+206A..U+206F, interlinear annotation controls U+FFF9..U+FFFB, Egyptian
+   * hieroglyph format controls U+13430..U+1343F, shorthand format controls U+1BCA0..U+1BCA3, musical
+   * symbol format controls U+1D173..U+1D17A, ...) and line and paragraph separators U+2028/U+2029, taken
+   * from the JDK's Unicode database; and invisible characters of other categories: combining grapheme
+   * joiner U+034F, Hangul fillers U+115F, U+1160, U+3164, U+FFA0, Khmer inherent vowels U+17B4/U+17B5,
+   * Mongolian free variation selectors U+180B..U+180D, U+180F, variation selectors U+FE00..U+FE0F and
+   * U+E0100..U+E01EF, braille blank U+2800, and the unassigned U+2065. Text can hide behind them; a
+   * tokenizer still sees them.
    */
   INVISIBLE_FORMAT("invisible_format"),
   /**

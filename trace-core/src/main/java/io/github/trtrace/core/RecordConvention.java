@@ -23,7 +23,12 @@ import org.jspecify.annotations.Nullable;
  * outside 0..1 and a negative {@code temperature} are left out; text fields have unpaired UTF-16
  * surrogates replaced by U+FFFD and are cut at a code-point boundary to {@value #MAX_TEXT_LENGTH} chars
  * ({@code input_digest}: {@value #MAX_INPUT_DIGEST_LENGTH}), the cut marked with {@code …}; timestamps are
- * clamped to the years 0000..9999 and written with microseconds.
+ * clamped to the years 0000..9999 and written with microseconds. Control, format and separator
+ * characters ({@code UnicodeChars.isEscaped}: Cc, Cf in every plane, Zl,
+ * Zp) never reach an output raw: an output that escapes them itself (JSON, see {@link
+ * FieldVisitor#escapesInvisible()}) gets the text as it is, every other output gets them written as the
+ * text <code>&#92;uXXXX</code> (lower-case hex; a supplementary code point as its two UTF-16 escapes, as JSON
+ * spells it), which reads as the JSON file does on disk.
  *
  * <pre>{@code
  * Map<String, Object> fields = new LinkedHashMap<>();
@@ -72,6 +77,27 @@ public final class RecordConvention {
   public static final String EVENTS = "events";
   public static final String LAYERS = "layers";
   public static final String ATTRIBUTES = "attributes";
+
+  /** The batching fields ({@link SharedLaunch.Summary}; written only for a request that joined or awaited a launch). */
+  public static final String GPU_MS_METHOD = "gpu_ms_method";
+  public static final String LAUNCH_COUNT = "launch_count";
+  public static final String FIRST_LAUNCH_ID = "first_launch_id";
+  public static final String LAST_LAUNCH_ID = "last_launch_id";
+  public static final String BATCH_SIZE_MEAN = "batch_size_mean";
+  public static final String BATCH_SIZE_MAX = "batch_size_max";
+  public static final String SLOT_WAIT_MS = "slot_wait_ms";
+  public static final String NEIGHBOUR_PREFILL_LAUNCHES = "neighbour_prefill_launches";
+  public static final String NEIGHBOUR_PREFILL_MS = "neighbour_prefill_ms";
+  public static final String SLOWED_BY = "slowed_by";
+  public static final String PREEMPTIONS = "preemptions";
+  public static final String PREEMPTED_MS = "preempted_ms";
+  public static final String FAILED_LAUNCHES = "failed_launches";
+  public static final String FAILED_LAUNCH_ID = "failed_launch_id";
+
+  /** Member names inside one {@code slowed_by} item. */
+  public static final String NEIGHBOUR_REQUEST_ID = "request_id";
+  public static final String NEIGHBOUR_PREFILL_TOKENS = "prefill_tokens";
+  public static final String NEIGHBOUR_LAUNCHES = "launches";
 
   /** Member names inside one {@code events} item. */
   public static final String EVENT_KIND = "kind";
@@ -122,7 +148,10 @@ public final class RecordConvention {
     /** {@code timestamp}: clamped to the years 0000..9999, to the microsecond. */
     void timestamp(String name, Instant value);
 
-    /** A text field, sanitised: no unpaired surrogates, at most its maximum length. */
+    /**
+     * A text field, sanitised: no unpaired surrogates, at most its maximum length, control and format
+     * characters escaped unless {@link #escapesInvisible()}.
+     */
     void text(String name, String value);
 
     /** A count, >= 0. */
@@ -142,18 +171,41 @@ public final class RecordConvention {
 
     /** Non-empty user attributes, keys and values sanitised, in insertion order. */
     void attributes(String name, Map<String, String> attributes);
+
+    /**
+     * Non-empty {@code slowed_by} neighbours, IDs sanitised. By default handed on as flags-like text
+     * items {@code "<request_id>:<prefill_tokens>x<launches>"}; the JSON writer writes objects.
+     */
+    default void neighbours(String name, List<SharedLaunch.Neighbour> neighbours) {
+      List<String> compact = new ArrayList<>(neighbours.size());
+      for (SharedLaunch.Neighbour n : neighbours) {
+        compact.add(n.requestId() + ':' + n.prefillTokens() + 'x' + n.launches());
+      }
+      flags(name, compact);
+    }
+
+    /**
+     * Whether this output escapes control, format and separator characters itself, without loss (a
+     * JSON writer: its backslash-u escapes parse back to the character). When false, the default, every
+     * text handed to this visitor has them already written as <code>&#92;uXXXX</code> text, so that an output
+     * that writes text as it is (a plain-text log layout, a span attribute) never carries them raw.
+     */
+    default boolean escapesInvisible() {
+      return false;
+    }
   }
 
   /** Hands every known field of {@code r} to {@code v}, sanitised, in the order of the JSON line. */
   public static void visit(InferenceRecord r, FieldVisitor v) {
+    boolean escape = !v.escapesInvisible();
     v.timestamp(TIMESTAMP, timestamp(r.timestamp()));
-    v.text(REQUEST_ID, r.requestId());
-    v.text(MODEL_NAME, text(r.modelName()));
+    v.text(REQUEST_ID, sanitize(r.requestId(), MAX_TEXT_LENGTH, escape));
+    v.text(MODEL_NAME, sanitize(r.modelName(), MAX_TEXT_LENGTH, escape));
     v.text(STATUS, r.status().wireName());
-    text(v, ERROR_TYPE, r.errorType());
+    text(v, ERROR_TYPE, r.errorType(), escape);
     duration(v, LATENCY_MS, r.latencyMs());
-    text(v, TRACE_ID, r.traceId());
-    text(v, SPAN_ID, r.spanId());
+    text(v, TRACE_ID, r.traceId(), escape);
+    text(v, SPAN_ID, r.spanId(), escape);
     count(v, INPUT_TOKENS, r.inputTokens());
     count(v, OUTPUT_TOKENS, r.outputTokens());
     count(v, MAX_TOKENS, r.maxTokens());
@@ -161,11 +213,15 @@ public final class RecordConvention {
     if (r.topP() >= 0 && r.topP() <= 1) {
       v.number(TOP_P, r.topP());
     }
-    text(v, FINISH_REASON, r.finishReason());
+    text(v, FINISH_REASON, r.finishReason(), escape);
     duration(v, QUEUE_MS, r.queueMs());
     duration(v, PREPROCESS_MS, r.preprocessMs());
     duration(v, INFER_MS, r.inferMs());
     duration(v, GPU_MS, r.gpuMs());
+    SharedLaunch.Summary batching = r.batching();
+    if (batching != null && batching.shareMethod() != null) {
+      v.text(GPU_MS_METHOD, sanitize(batching.shareMethod(), MAX_TEXT_LENGTH, escape));
+    }
     duration(v, DECODE_MS, r.decodeMs());
     duration(v, POSTPROCESS_MS, r.postprocessMs());
     duration(v, TTFT_MS, r.ttftMs());
@@ -176,26 +232,64 @@ public final class RecordConvention {
     percent(v, GPU_MEM_UTIL_MEAN, r.gpuMemUtilMean());
     percent(v, GPU_MEM_UTIL_MAX, r.gpuMemUtilMax());
     duration(v, GPU_MEM_USED_MB, r.gpuMemUsedMb());
-    text(v, ENGINE_FINGERPRINT, r.engineFingerprint());
-    text(v, SAMPLED_REASON, r.sampledReason());
+    if (batching != null) {
+      batching(v, batching, escape);
+    }
+    text(v, ENGINE_FINGERPRINT, r.engineFingerprint(), escape);
+    text(v, SAMPLED_REASON, r.sampledReason(), escape);
     if (!r.inputFlags().isEmpty()) {
       v.flags(INPUT_FLAGS, inputFlagNames(r.inputFlags()));
     }
     String digest = r.inputDigest();
     if (digest != null) {
-      v.text(INPUT_DIGEST, truncate(digest, MAX_INPUT_DIGEST_LENGTH));
+      v.text(INPUT_DIGEST, sanitize(digest, MAX_INPUT_DIGEST_LENGTH, escape));
     }
     if (!r.outputFlags().isEmpty()) {
       v.flags(OUTPUT_FLAGS, outputFlagNames(r.outputFlags()));
     }
     if (!r.events().isEmpty()) {
-      v.events(EVENTS, events(r.events()));
+      v.events(EVENTS, events(r.events(), escape));
     }
     if (!r.layers().isEmpty()) {
-      v.layers(LAYERS, layers(r.layers()));
+      v.layers(LAYERS, layers(r.layers(), escape));
     }
     if (!r.attributes().isEmpty()) {
-      v.attributes(ATTRIBUTES, attributes(r.attributes()));
+      v.attributes(ATTRIBUTES, attributes(r.attributes(), escape));
+    }
+  }
+
+  private static void batching(FieldVisitor v, SharedLaunch.Summary b, boolean escape) {
+    if (b.launchCount() > 0) {
+      v.count(LAUNCH_COUNT, b.launchCount());
+      count(v, FIRST_LAUNCH_ID, b.firstLaunchId());
+      count(v, LAST_LAUNCH_ID, b.lastLaunchId());
+      duration(v, BATCH_SIZE_MEAN, b.batchSizeMean());
+      v.count(BATCH_SIZE_MAX, b.batchSizeMax());
+    }
+    if (b.slotWaitMs() > 0) {
+      duration(v, SLOT_WAIT_MS, b.slotWaitMs());
+    }
+    if (b.neighbourPrefillLaunches() > 0) {
+      v.count(NEIGHBOUR_PREFILL_LAUNCHES, b.neighbourPrefillLaunches());
+      duration(v, NEIGHBOUR_PREFILL_MS, b.neighbourPrefillMs());
+    }
+    if (!b.slowedBy().isEmpty()) {
+      List<SharedLaunch.Neighbour> clean = new ArrayList<>(b.slowedBy().size());
+      for (SharedLaunch.Neighbour n : b.slowedBy()) {
+        String id = sanitize(n.requestId(), MAX_TEXT_LENGTH, escape);
+        clean.add(n.requestId().equals(id) && n.prefillTokens() >= 0 && n.launches() >= 0
+            ? n
+            : new SharedLaunch.Neighbour(id, Math.max(0, n.prefillTokens()), Math.max(0, n.launches())));
+      }
+      v.neighbours(SLOWED_BY, clean);
+    }
+    if (b.preemptions() > 0) {
+      v.count(PREEMPTIONS, b.preemptions());
+      duration(v, PREEMPTED_MS, b.preemptedMs());
+    }
+    if (b.failedLaunches() > 0) {
+      v.count(FAILED_LAUNCHES, b.failedLaunches());
+      count(v, FAILED_LAUNCH_ID, b.failedLaunchId());
     }
   }
 
@@ -207,7 +301,14 @@ public final class RecordConvention {
     switch (field) {
       case LATENCY_MS: case QUEUE_MS: case PREPROCESS_MS: case INFER_MS: case GPU_MS: case DECODE_MS:
       case POSTPROCESS_MS: case TTFT_MS: case TPOT_MS: case EVENT_OFFSET_MS: case LAYER_MS:
+      case SLOT_WAIT_MS: case NEIGHBOUR_PREFILL_MS: case PREEMPTED_MS:
         return "ms";
+      case LAUNCH_COUNT: case NEIGHBOUR_PREFILL_LAUNCHES: case FAILED_LAUNCHES:
+        return "{launch}";
+      case PREEMPTIONS:
+        return "1";
+      case BATCH_SIZE_MEAN: case BATCH_SIZE_MAX:
+        return "{request}";
       case GPU_UTIL: case GPU_UTIL_MEAN: case GPU_UTIL_MAX: case GPU_MEM_UTIL_MEAN: case GPU_MEM_UTIL_MAX:
         return "%";
       case GPU_MEM_USED_MB:
@@ -302,52 +403,60 @@ public final class RecordConvention {
     }
   }
 
-  /** A text value sanitised: unpaired surrogates become U+FFFD, cut to {@value #MAX_TEXT_LENGTH} chars. */
+  /**
+   * A text value sanitised for an output that writes text as it is (a span attribute, a metric label, a
+   * log key-value): unpaired surrogates become U+FFFD, control, format and separator characters the text
+   * <code>&#92;uXXXX</code>, cut to {@value #MAX_TEXT_LENGTH} chars; the same instance when nothing changes.
+   */
   public static String text(String value) {
-    return truncate(value, MAX_TEXT_LENGTH);
+    return sanitize(value, MAX_TEXT_LENGTH, true);
   }
 
   /**
-   * {@code value} with unpaired surrogates replaced by U+FFFD, cut at a code-point boundary to at most
-   * {@code maxLength} chars, the marker included; the same instance when nothing changes.
+   * {@code value} with unpaired surrogates replaced by U+FFFD and, when {@code escape}, every {@link
+   * TracerFactory#isEscaped escaped} code point written as <code>&#92;uXXXX</code> text (a supplementary one as
+   * two such escapes); then cut, at a code-point and escape boundary, to at most {@code maxLength}
+   * chars, the marker included. The same instance when nothing changes.
    */
-  static String truncate(String value, int maxLength) {
+  static String sanitize(String value, int maxLength, boolean escape) {
     int n = value.length();
-    int end = n;
-    boolean cut = false;
-    if (n > maxLength) {
-      cut = true;
-      end = maxLength - 1;
-      if (end > 0 && Character.isHighSurrogate(value.charAt(end - 1)) && Character.isLowSurrogate(value.charAt(end))) {
-        end--;
-      }
+    int total = 0; // the sanitised length before any cut
+    boolean changed = false;
+    for (int i = 0; i < n; i++) {
+      int width = width(value, i, escape);
+      int units = units(value, i);
+      changed |= width != units || (units == 1 && Character.isSurrogate(value.charAt(i)));
+      total += width;
+      i += units - 1;
     }
-    int firstBad = -1;
-    for (int i = 0; i < end; i++) {
-      char c = value.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(value.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        firstBad = i;
-        break;
-      }
-    }
-    if (!cut && firstBad < 0) {
+    if (!changed && total <= maxLength) {
       return value;
     }
-    StringBuilder sb = new StringBuilder(end + 1);
-    if (firstBad < 0) {
-      sb.append(value, 0, end);
-    } else {
-      sb.append(value, 0, firstBad);
-      for (int i = firstBad; i < end; i++) {
-        char c = value.charAt(i);
-        if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(value.charAt(i + 1))) {
-          sb.append(c).append(value.charAt(++i));
-        } else {
-          sb.append(Character.isSurrogate(c) ? '\uFFFD' : c);
-        }
+    boolean cut = total > maxLength;
+    int room = cut ? maxLength - 1 : total;
+    StringBuilder sb = new StringBuilder(room + 1);
+    for (int i = 0; i < n; i++) {
+      int units = units(value, i);
+      if (sb.length() + width(value, i, escape) > room) {
+        break;
       }
+      char c = value.charAt(i);
+      if (units == 2) {
+        char low = value.charAt(i + 1);
+        if (escape && TracerFactory.isEscaped(Character.toCodePoint(c, low))) {
+          escape(sb, c);
+          escape(sb, low);
+        } else {
+          sb.append(c).append(low);
+        }
+      } else if (Character.isSurrogate(c)) {
+        sb.append('\uFFFD');
+      } else if (escape && TracerFactory.isEscaped(c)) {
+        escape(sb, c);
+      } else {
+        sb.append(c);
+      }
+      i += units - 1;
     }
     if (cut) {
       sb.append(TRUNCATION_MARKER);
@@ -355,9 +464,38 @@ public final class RecordConvention {
     return sb.toString();
   }
 
-  private static void text(FieldVisitor v, String name, @Nullable String value) {
+  /** 2 for a valid surrogate pair at {@code i}, else 1. */
+  private static int units(String s, int i) {
+    return Character.isHighSurrogate(s.charAt(i)) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+        ? 2
+        : 1;
+  }
+
+  /** How many chars the code point (or lone surrogate) at {@code i} takes once sanitised. */
+  private static int width(String s, int i, boolean escape) {
+    char c = s.charAt(i);
+    if (c >= 0x20 && c < 0x7F) {
+      return 1;
+    }
+    if (units(s, i) == 2) {
+      return escape && TracerFactory.isEscaped(Character.toCodePoint(c, s.charAt(i + 1))) ? 12 : 2;
+    }
+    if (Character.isSurrogate(c)) {
+      return 1; // U+FFFD
+    }
+    return escape && TracerFactory.isEscaped(c) ? 6 : 1;
+  }
+
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  private static void escape(StringBuilder sb, char c) {
+    sb.append('\\').append('u').append(HEX[(c >> 12) & 0xF]).append(HEX[(c >> 8) & 0xF]).append(HEX[(c >> 4) & 0xF])
+        .append(HEX[c & 0xF]);
+  }
+
+  private static void text(FieldVisitor v, String name, @Nullable String value, boolean escape) {
     if (value != null) {
-      v.text(name, text(value));
+      v.text(name, sanitize(value, MAX_TEXT_LENGTH, escape));
     }
   }
 
@@ -397,13 +535,13 @@ public final class RecordConvention {
     return names;
   }
 
-  private static List<InferenceRecord.Event> events(List<InferenceRecord.Event> events) {
+  private static List<InferenceRecord.Event> events(List<InferenceRecord.Event> events, boolean escape) {
     List<InferenceRecord.Event> out = null;
     for (int i = 0; i < events.size(); i++) {
       InferenceRecord.Event e = events.get(i);
-      String kind = text(e.kind());
-      String severity = text(e.severity());
-      String message = text(e.message());
+      String kind = sanitize(e.kind(), MAX_TEXT_LENGTH, escape);
+      String severity = sanitize(e.severity(), MAX_TEXT_LENGTH, escape);
+      String message = sanitize(e.message(), MAX_TEXT_LENGTH, escape);
       double offset = e.offsetMs() >= 0 && e.offsetMs() != Double.POSITIVE_INFINITY ? e.offsetMs() : Double.NaN;
       boolean same = kind == e.kind() && severity == e.severity() && message == e.message()
           && Double.compare(offset, e.offsetMs()) == 0;
@@ -417,11 +555,11 @@ public final class RecordConvention {
     return out == null ? events : Collections.unmodifiableList(out);
   }
 
-  private static List<InferenceRecord.LayerTime> layers(List<InferenceRecord.LayerTime> layers) {
+  private static List<InferenceRecord.LayerTime> layers(List<InferenceRecord.LayerTime> layers, boolean escape) {
     List<InferenceRecord.LayerTime> out = null;
     for (int i = 0; i < layers.size(); i++) {
       InferenceRecord.LayerTime l = layers.get(i);
-      String name = text(l.name());
+      String name = sanitize(l.name(), MAX_TEXT_LENGTH, escape);
       double ms = l.ms() >= 0 && l.ms() != Double.POSITIVE_INFINITY ? l.ms() : Double.NaN;
       int invocations = l.invocations() >= 0 ? l.invocations() : -1;
       boolean same = name == l.name() && Double.compare(ms, l.ms()) == 0 && invocations == l.invocations();
@@ -435,11 +573,11 @@ public final class RecordConvention {
     return out == null ? layers : Collections.unmodifiableList(out);
   }
 
-  private static Map<String, String> attributes(Map<String, String> attributes) {
+  private static Map<String, String> attributes(Map<String, String> attributes, boolean escape) {
     Map<String, String> out = null;
     for (Map.Entry<String, String> e : attributes.entrySet()) {
-      String k = text(e.getKey());
-      String val = text(e.getValue());
+      String k = sanitize(e.getKey(), MAX_TEXT_LENGTH, escape);
+      String val = sanitize(e.getValue(), MAX_TEXT_LENGTH, escape);
       if ((k != e.getKey() || val != e.getValue()) && out == null) {
         out = new LinkedHashMap<>();
         for (Map.Entry<String, String> before : attributes.entrySet()) {

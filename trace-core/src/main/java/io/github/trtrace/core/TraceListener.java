@@ -31,6 +31,21 @@ public interface TraceListener {
   Handle onStart(InferenceTrace trace, long startEpochNanos);
 
   /**
+   * A {@link SharedLaunch} closed, on the scheduler thread that closed it, after its members' figures
+   * were written: {@code members} holds this listener's handle of each member, in the launch's member
+   * order (null for a member this listener has no handle for). {@code launch} and the list are valid
+   * only during the call. The OpenTelemetry module makes a launch span here, linked to the members'
+   * request spans. A listener that throws is counted as misuse and logged.
+   *
+   * <pre>{@code
+   * public void onLaunch(SharedLaunch.Ended launch, List<TraceListener.Handle> members) {
+   *   histogram.record(launch.batchSize());
+   * }
+   * }</pre>
+   */
+  default void onLaunch(SharedLaunch.Ended launch, java.util.List<@org.jspecify.annotations.Nullable Handle> members) {}
+
+  /**
    * Per-trace callbacks; every method has a no-op default. Called with the trace's monitor NOT held.
    * Times are epoch nanoseconds: the tracer's wall clock at the trace's start plus the monotonic time
    * elapsed since, so they are consistent with the record's {@code timestamp} and never go backwards.

@@ -131,6 +131,42 @@ public final class GenAiConvention {
   /** On the engine build metrics: {@code success} or {@code failure}. */
   public static final AttributeKey<String> BUILD_STATUS = AttributeKey.stringKey("trtrace.build.status");
 
+  // ---- shared launches (batched serving): the launch span, its links, the request's summary ----
+
+  /** Name of the span of one shared launch (an engine step or dynamic batch), linked to its members' request spans. */
+  public static final String SPAN_LAUNCH = "trtrace.launch";
+  public static final AttributeKey<Long> LAUNCH_ID = AttributeKey.longKey("trtrace.launch.id");
+  public static final AttributeKey<String> LAUNCH_PHASE = AttributeKey.stringKey("trtrace.launch.phase");
+  public static final AttributeKey<Long> LAUNCH_BATCH_SIZE = AttributeKey.longKey("trtrace.launch.batch_size");
+  public static final AttributeKey<Long> LAUNCH_PREFILL_TOKENS = AttributeKey.longKey("trtrace.launch.prefill_tokens");
+  public static final AttributeKey<Long> LAUNCH_DECODE_ROWS = AttributeKey.longKey("trtrace.launch.decode_rows");
+  /** The launch's measured GPU time, seconds. */
+  public static final AttributeKey<Double> LAUNCH_GPU_TIME = AttributeKey.doubleKey("trtrace.launch.gpu.duration");
+  /** How the GPU time was split among members ({@code tokens}, {@code rows}, {@code equal}). */
+  public static final AttributeKey<String> SHARE_METHOD = AttributeKey.stringKey("trtrace.gpu.share_method");
+  /** On a launch span's link to a member: that member's share of the launch's GPU time, seconds (an estimate). */
+  public static final AttributeKey<Double> GPU_SHARE = AttributeKey.doubleKey("trtrace.gpu.share");
+  /** On the request span: its launches, summed up (the record's batching fields). */
+  public static final AttributeKey<Long> LAUNCH_COUNT = AttributeKey.longKey("trtrace.launch.count");
+  public static final AttributeKey<Long> FIRST_LAUNCH_ID = AttributeKey.longKey("trtrace.launch.first_id");
+  public static final AttributeKey<Long> LAST_LAUNCH_ID = AttributeKey.longKey("trtrace.launch.last_id");
+  public static final AttributeKey<Double> BATCH_SIZE_MEAN = AttributeKey.doubleKey("trtrace.batch_size.mean");
+  public static final AttributeKey<Long> BATCH_SIZE_MAX = AttributeKey.longKey("trtrace.batch_size.max");
+  public static final AttributeKey<Double> SLOT_WAIT_TIME = AttributeKey.doubleKey("trtrace.slot_wait.duration");
+  public static final AttributeKey<Long> NEIGHBOUR_PREFILL_LAUNCHES = AttributeKey.longKey("trtrace.neighbour_prefill.launches");
+  public static final AttributeKey<Double> NEIGHBOUR_PREFILL_TIME = AttributeKey.doubleKey("trtrace.neighbour_prefill.duration");
+  /** {@code "<request_id>:<prefill_tokens>"} of the neighbours whose prefill shared its launches, most first. */
+  public static final AttributeKey<List<String>> SLOWED_BY = AttributeKey.stringArrayKey("trtrace.slowed_by");
+  public static final AttributeKey<Long> PREEMPTIONS = AttributeKey.longKey("trtrace.preemptions");
+  public static final AttributeKey<Double> PREEMPTED_TIME = AttributeKey.doubleKey("trtrace.preempted.duration");
+  public static final AttributeKey<Long> FAILED_LAUNCH_ID = AttributeKey.longKey("trtrace.launch.failed_id");
+  /** Launch metrics: members per launch, and host time per launch (attribute: phase only, never request IDs). */
+  public static final String METRIC_LAUNCH_BATCH_SIZE = "trtrace.launch.batch_size";
+  public static final List<Long> BUCKETS_LAUNCH_BATCH_SIZE = List.of(1L, 2L, 4L, 8L, 16L, 32L, 64L, 128L, 256L, 512L, 1024L);
+  public static final String METRIC_LAUNCH_DURATION = "trtrace.launch.duration";
+  public static final List<Double> BUCKETS_LAUNCH_DURATION =
+      List.of(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0);
+
   // ---- metrics (GenAI server metrics, with the conventions' bucket advice) -------------------
 
   public static final String METRIC_REQUEST_DURATION = "gen_ai.server.request.duration";

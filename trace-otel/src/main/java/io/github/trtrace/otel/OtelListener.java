@@ -3,6 +3,7 @@ package io.github.trtrace.otel;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.core.redact.Redactor;
@@ -58,6 +59,18 @@ final class OtelListener implements TrtraceOpenTelemetry {
     this.providerName = b.providerName;
     this.serverAddress = b.serverAddress;
     this.serverPort = b.serverPort;
+    this.launches = new LaunchSpans(tracer, b.openTelemetry.getMeter(GenAiConvention.INSTRUMENTATION_SCOPE));
+  }
+
+  private final LaunchSpans launches;
+
+  @Override
+  public void onLaunch(SharedLaunch.Ended launch, List<@Nullable Handle> members) {
+    try {
+      launches.onLaunch(launch, members);
+    } catch (RuntimeException e) {
+      error("onLaunch", e);
+    }
   }
 
   @Override
@@ -75,7 +88,7 @@ final class OtelListener implements TrtraceOpenTelemetry {
               .setSpanKind(kind)
               .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS)
               .setAllAttributes(names.spanAttributes)
-              .setAttribute(GenAiConvention.REQUEST_ID, trace.requestId())
+              .setAttribute(GenAiConvention.REQUEST_ID, RecordConvention.text(trace.requestId()))
               .startSpan();
       SpanContext sc = span.getSpanContext();
       if (sc.isValid()) {

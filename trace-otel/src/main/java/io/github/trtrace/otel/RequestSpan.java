@@ -192,7 +192,8 @@ final class RequestSpan implements TraceListener.Handle {
 
   /**
    * The record's outcome, usage and timings on the request span. Text the host supplied goes through
-   * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates.
+   * {@link RecordConvention#text(String)}, as in every other output: bounded, no unpaired surrogates,
+   * control and format characters escaped.
    */
   private void annotate(InferenceRecord r) {
     // Straight onto the span: the SDK's Span.setAllAttributes sets them one by one anyway, so an
@@ -245,6 +246,12 @@ final class RequestSpan implements TraceListener.Handle {
       s.setAttribute(GenAiConvention.OUTPUT_MESSAGES, messages("assistant", output, finishReason));
     }
     layers(r.layers());
+    LaunchSpans.annotate(s, r.batching());
+  }
+
+  /** The request span's context: what a launch span links to. */
+  SpanContext spanContext() {
+    return root.getSpanContext();
   }
 
   /**

@@ -216,4 +216,37 @@ class OtlpWireTest {
     assertThat(traces.get(0).getResourceSpans(0).getScopeSpans(0).getSpans(0).getName()).isEqualTo("text_completion m");
     assertThat(metrics).isNotEmpty();
   }
+
+  /**
+   * Issue 19 item 8: a run shorter than the SDK's metric export interval (the default 60 s) exports its
+   * metrics only when the SDK is closed; the host closes the tracer first (its last spans and metrics are
+   * recorded), then the SDK, as the demo now does. Without the SDK's close nothing leaves: the demo's 45 s
+   * run posted no /v1/metrics.
+   */
+  @Test
+  void aRunShorterThanTheExportIntervalExportsItsMetricsWhenTheSdkClosesAfterTheTracer() throws Exception {
+    String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort();
+    OpenTelemetrySdk sdk =
+        io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk.builder()
+            .addPropertiesSupplier(() -> Map.of(
+                "otel.exporter.otlp.endpoint", endpoint,
+                "otel.exporter.otlp.protocol", "http/protobuf",
+                "otel.logs.exporter", "none"))
+            .disableShutdownHook()
+            .build()
+            .getOpenTelemetrySdk();
+    InferenceTracer tracer =
+        InferenceTracer.builder().sink(InMemorySink.create()).listener(TrtraceOpenTelemetry.create(sdk)).build();
+    RequestContext.with("req-short-run").build().call(() -> tracer.call("m", t -> 1));
+    tracer.close();
+    assertThat(metrics).as("nothing before the 60 s interval").isEmpty();
+    sdk.close(); // no forceFlush: the SDK's close is the run's only metric export
+    assertThat(metrics).isNotEmpty();
+    assertThat(metrics.stream()
+            .flatMap(r -> r.getResourceMetricsList().stream())
+            .flatMap(rm -> rm.getScopeMetricsList().stream())
+            .flatMap(sm -> sm.getMetricsList().stream())
+            .map(Metric::getName))
+        .contains("gen_ai.server.request.duration");
+  }
 }

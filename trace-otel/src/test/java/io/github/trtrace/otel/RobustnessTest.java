@@ -155,8 +155,9 @@ class RobustnessTest {
       assertThat(type).hasSize(RecordConvention.MAX_TEXT_LENGTH).endsWith("\u2026").isEqualTo(RecordConvention.text(longType));
       assertThat(root.getStatus().getDescription()).isEqualTo(type);
       assertThat(a.get(GenAiConvention.ENGINE_FINGERPRINT)).isEqualTo("fp-\uFFFD-x");
-      // Control characters are data, as in the JSON line (where they are escaped): only surrogates are repaired.
-      assertThat(a.get(GenAiConvention.RESPONSE_FINISH_REASONS)).containsExactly(control + "\uFFFD");
+      // Control characters reach an attribute as escapes' text (a span attribute is written as it is).
+      assertThat(a.get(GenAiConvention.RESPONSE_FINISH_REASONS))
+          .containsExactly("stop\\u0000\\u0007\\u000a\\u001b[31m\uFFFD");
 
       EventData event = root.getEvents().stream()
           .filter(e -> !e.getName().equals(GenAiConvention.EVENT_LAYER)).findFirst().orElseThrow();

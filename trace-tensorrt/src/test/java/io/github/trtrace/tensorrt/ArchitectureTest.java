@@ -1,12 +1,18 @@
 package io.github.trtrace.tensorrt;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -53,5 +59,43 @@ class ArchitectureTest {
       k = k.getEnclosingClass().get();
     }
     return k;
+  }
+
+  /** Both modules of trtrace for TensorRT: this one and trace-tensorrt-model. */
+  private static final JavaClasses BOTH = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("io.github.trtrace.tensorrt");
+
+  @Test
+  void packagesHaveNoCyclesSoApiAndInternalDependOneWay() {
+    assertThat(BOTH.containPackage("io.github.trtrace.tensorrt.model.build")).isTrue();
+    assertThat(BOTH.containPackage("io.github.trtrace.tensorrt.internal.shim")).isTrue();
+    slices().matching("io.github.trtrace.tensorrt.(**)").should().beFreeOfCycles().check(BOTH);
+  }
+
+  @Test
+  void noPublicSignatureOfAnApiTypeNamesAnInternalType() {
+    List<String> leaks = new ArrayList<>();
+    for (JavaClass c : BOTH) {
+      if (c.getPackageName().contains(".internal") || !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+        continue;
+      }
+      if (c.getRawSuperclass().map(s -> s.getPackageName().contains(".internal")).orElse(false)) {
+        leaks.add(c.getName() + " extends " + c.getRawSuperclass().get().getName());
+      }
+      for (JavaCodeUnit m : c.getCodeUnits()) {
+        if (!m.getModifiers().contains(JavaModifier.PUBLIC)) {
+          continue;
+        }
+        List<JavaClass> types = new ArrayList<>(m.getRawParameterTypes());
+        types.add(m.getRawReturnType());
+        for (JavaClass t : types) {
+          if (t.getPackageName().contains(".internal")) {
+            leaks.add(m.getFullName() + " -> " + t.getName());
+          }
+        }
+      }
+    }
+    assertThat(leaks).isEmpty();
   }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The TensorRT guide's example (docs/tensorrt.md) is the code the GPU check runs: every code line of it
- * (comments and lone braces aside) is a line of the GPU check's sources (src/gpu/java), which ran on the H200.
+ * (comments and lone braces aside) is a line of the GPU check's sources (examples/src/gpu-check/trt10/java), which ran on the H200.
  */
 class GuideExampleTest {
 
@@ -33,7 +33,7 @@ class GuideExampleTest {
     List<String> example = guide.substring(start, end).lines().map(GuideExampleTest::code)
         .filter(s -> !s.isEmpty()).toList();
     Set<String> sources;
-    try (Stream<Path> files = Files.walk(Path.of("src", "gpu", "java"))) {
+    try (Stream<Path> files = Files.walk(Path.of("..", "examples", "src", "gpu-check", "trt10", "java"))) {
       sources = files.filter(p -> p.toString().endsWith(".java")).flatMap(p -> {
         try {
           return Files.readAllLines(p).stream();

@@ -10,13 +10,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator concludes from the records alone: the figures of {@code trtrace stats} (trace-cli's
  * {@link LogAnalysis}, one analysis of the log) turned into the demo's sentences, each with a
  * {@code trtrace find} command for one example; then the full {@code trtrace stats} output of the same
- * analysis and its HTML report. The demo computes no statistic of its own, so what it concludes and what
- * {@code stats} prints cannot disagree.
+ * analysis and its HTML report. Beside stats' figures it uses one reading of its own, of the records'
+ * {@code batch.*} attributes ({@link BatchFindings}): the knee of each request's CPU-time compute share (wall
+ * time, which stats fits, is bent by batch neighbours and by other processes on the machine; the demo prints
+ * stats' wall-clock knee beside it) and the third field case, decode slowed by neighbours' prefill.
  */
 final class Analysis {
   /** Inputs this long are "long" in the field case (issue: "1,024+ input tokens"). */
@@ -58,12 +61,16 @@ final class Analysis {
     out.printf(Locale.ROOT, "statuses: %s; queue %.0f%% of the summed latency, the rest compute%n",
         new TreeMap<>(a.statuses()), 100 * a.queueShare());
 
+    BatchFindings batch = batchFindings(log);
     out.println();
     LogAnalysis.KneeFit k = a.knee();
     LogAnalysis.Slow slow = a.slow();
+    LogAnalysis.@Nullable KneeFit cpuKnee = batch.knee();
     List<LogAnalysis.Request> byCompute = a.slowestByCompute();
     long longOnes = byCompute.stream().filter(r -> r.inputTokens() >= LONG_INPUT).count();
-    if (k.found()) {
+    if (cpuKnee != null) { // batched records: each request's own compute, in CPU time
+      slowAnswersByCpu(cpuKnee, k, batch, slow, out);
+    } else if (k.found()) {
       out.printf(Locale.ROOT, "1. Slow answers are the long inputs: latency per token rises past a knee at %,.0f"
           + " input tokens.%n", k.tokens());
       out.printf(Locale.ROOT, "   %.3f ms/token below it, %.3f ms/token above (%.1fx); two-segment fit R² %.3f"
@@ -76,22 +83,38 @@ final class Analysis {
     } else {
       out.println("1. No clear knee in latency against input length: " + k.summary());
     }
-    if (slow.queueBound() > 0) {
-      out.printf(Locale.ROOT, "   %,d %s waited in the queue longer than they computed: the burst's backlog (3),"
-          + " not their input%n", slow.queueBound(), k.found() ? "of the others" : "of the slow requests");
-    }
-    out.printf(Locale.ROOT, "   %d of the %d slowest by compute time had %,d+ input tokens:%n", longOnes,
-        byCompute.size(), LONG_INPUT);
-    byCompute.stream().limit(3).forEach(r -> {
-      out.printf(Locale.ROOT, "     %s  %,d tokens  %.0f ms  (queue %.0f ms, most time in %s)%n", r.requestId(),
-          r.inputTokens(), r.latencyMs(), r.queueMs(), r.dominantStage());
-      String g = GpuLine.summary(gpu.getOrDefault(r.requestId(), Map.of()));
-      if (g != null) {
-        out.println("       " + g);
+    if (cpuKnee != null) {
+      List<BatchFindings.Req> top = batch.requests().stream()
+          .sorted(java.util.Comparator.comparingDouble(BatchFindings.Req::computeCpuMs).reversed()
+              .thenComparing(BatchFindings.Req::id)).limit(10).toList();
+      out.printf(Locale.ROOT, "   %d of the %d largest compute shares had %,d+ input tokens; the %s:%n",
+          top.stream().filter(q -> q.inputTokens() >= LONG_INPUT).count(), top.size(), LONG_INPUT,
+          top.size() < 3 ? "largest" : "three largest");
+      top.stream().limit(3).forEach(q -> out.printf(Locale.ROOT, "     %s  %,d tokens  compute %.0f ms CPU"
+          + "  (latency %.0f ms, queue %.0f ms)%n", q.id(), q.inputTokens(), q.computeCpuMs(), q.latencyMs(),
+          q.queueMs()));
+      if (!top.isEmpty()) {
+        find(out, top.get(0).id(), file);
       }
-    });
-    if (!byCompute.isEmpty()) {
-      find(out, byCompute.get(0).requestId(), file);
+    } else {
+      if (slow.queueBound() > 0) {
+        out.printf(Locale.ROOT, "   %,d %s waited in the queue longer than they computed: the burst's backlog"
+            + " (4), not their input%n", slow.queueBound(), k.found() ? "of the others" : "of the slow requests");
+      }
+      out.printf(Locale.ROOT, "   %d of the %d slowest by compute time (latency less queue) had %,d+ input tokens;"
+          + " the %s:%n", longOnes, byCompute.size(), LONG_INPUT, byCompute.size() < 3 ? "slowest" : "three slowest");
+      byCompute.stream().limit(3).forEach(r -> {
+        out.printf(Locale.ROOT, "     %s  %,d tokens  compute %.0f ms  (latency %.0f ms, queue %.0f ms, most time"
+            + " in %s)%n", r.requestId(), r.inputTokens(), r.computeMs(), r.latencyMs(), r.queueMs(),
+            r.dominantStage());
+        String gl = GpuLine.summary(gpu.getOrDefault(r.requestId(), Map.of()));
+        if (gl != null) {
+          out.println("       " + gl);
+        }
+      });
+      if (!byCompute.isEmpty()) {
+        find(out, byCompute.get(0).requestId(), file);
+      }
     }
 
     out.println();
@@ -112,11 +135,14 @@ final class Analysis {
     }
 
     out.println();
+    neighboursPrefill(batch, file, out);
+
+    out.println();
     LogAnalysis.Rejected r = a.rejected();
     if (r.count() == 0) {
-      out.println("3. No request was rejected.");
+      out.println("4. No request was rejected.");
     } else {
-      out.printf(Locale.ROOT, "3. The 429s happened during the burst: %s of the %,d rejected (HTTP 429, status"
+      out.printf(Locale.ROOT, "4. The 429s happened during the burst: %s of the %,d rejected (HTTP 429, status"
           + " rejected) came within %.0f s of the arrival peak%n",
           r.nearPeak() == r.count() ? "all" : String.format(Locale.ROOT, "%,d", r.nearPeak()), r.count(),
           r.binSeconds());
@@ -130,9 +156,79 @@ final class Analysis {
     out.println();
     List<LoadGenerator.Outcome> hostile = outcomes.stream().filter(o -> o.planned().hostileHeader())
         .filter(o -> o.echoedId() != null).toList();
-    out.printf(Locale.ROOT, "4. Hostile X-Request-IDs: %d %s replaced by generated IDs (the value is kept only"
+    out.printf(Locale.ROOT, "5. Hostile X-Request-IDs: %d %s replaced by generated IDs (the value is kept only"
         + " sanitized, in attributes.rejected_request_id)%n", hostile.size(), hostile.size() == 1 ? "was" : "were");
     hostile.stream().limit(1).forEach(h -> find(out, h.echoedId(), file));
+  }
+
+  private static BatchFindings batchFindings(Path log) {
+    try {
+      return BatchFindings.read(log);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("reading " + log, e);
+    }
+  }
+
+  /**
+   * Field case 1 from the batched records: each request's compute share in CPU time (what another process
+   * on the machine does not inflate) against its input length; stats' wall-clock knee beside it.
+   */
+  private static void slowAnswersByCpu(LogAnalysis.KneeFit c, LogAnalysis.KneeFit wall, BatchFindings batch,
+      LogAnalysis.Slow slow, PrintStream out) {
+    if (c.found()) {
+      out.printf(Locale.ROOT, "1. Slow answers are the long inputs: compute per token rises past a knee at %,.0f"
+          + " input tokens.%n", c.tokens());
+      out.printf(Locale.ROOT, "   %.3f ms/token below it, %.3f ms/token above (%.1fx); two-segment fit R² %.3f"
+          + " against one line's %.3f, over %d input-length points%n", c.slopeBefore(), c.slopeAfter(),
+          c.slopeAfter() / Math.max(1e-9, c.slopeBefore()), c.r2TwoSegments(), c.r2OneLine(), c.buckets());
+      out.println("   compute = each request's share of its engine steps' CPU time (attribute batch.compute_ms):"
+          + " another process on the machine stretches wall time, not this");
+      List<BatchFindings.Req> slowOnes = batch.requests().stream()
+          .filter(q -> q.latencyMs() >= slow.thresholdMs()).toList();
+      long above = slowOnes.stream().filter(q -> q.inputTokens() > c.tokens()).count();
+      long queueBound = slowOnes.stream().filter(q -> q.queueMs() > q.latencyMs() - q.queueMs()).count();
+      out.printf(Locale.ROOT, "   %,d of the %,d slow requests (latency >= p90 = %.0f ms) had more input tokens"
+          + " than the knee; %,d waited in the queue longer than they computed (a backlog: the burst, 4)%n", above,
+          slowOnes.size(), slow.thresholdMs(), queueBound);
+    } else {
+      out.println("1. No clear knee in compute per token (CPU time) against input length: " + c.summary());
+    }
+    out.println("   trtrace stats' wall-clock fit (latency less queue, below): " + (wall.found()
+        ? String.format(Locale.ROOT, "knee at %,.0f tokens", wall.tokens())
+        : wall.summary() + " (wall time carries the batch neighbours' work and the machine's other load)"));
+  }
+
+  /** Field case 3: long prompts arriving while others decode inflate the others' TPOT. */
+  private static void neighboursPrefill(BatchFindings b, String file, PrintStream out) {
+    List<BatchFindings.Victim> victims = b.victims();
+    if (b.requests().isEmpty()) {
+      out.println("3. No batched records (batch.* attributes): nothing to say about batch neighbours.");
+      return;
+    }
+    if (victims.isEmpty()) {
+      out.printf(Locale.ROOT, "3. No request's decode was slowed by a neighbour's prefill (none with TPOT >= %.0fx"
+          + " the median %.1f ms whose steps beside a prefill took %.0fx as long as its others)%n",
+          BatchFindings.VICTIM_TPOT, b.medianTpotMs(), BatchFindings.VICTIM_STEP);
+      return;
+    }
+    out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s TPOT %.0fx the"
+        + " median (%.1f ms) or more while other requests' prefill shared their decode steps%n", victims.size(),
+        victims.size() == 1 ? "request had" : "requests had", BatchFindings.VICTIM_TPOT, b.medianTpotMs());
+    out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill took a median %.1fx as long as"
+        + " one without (over %,d requests that had both; the two kinds interleave, so the machine's other load"
+        + " stretches them alike)%n", b.stepRatio(), b.stepRatioRequests());
+    victims.stream().limit(3).forEach(v -> out.printf(Locale.ROOT, "   victim %s: TPOT %.1f ms (%.1fx the median),"
+        + " %,d of its %,d decode steps ran beside a prefill, %.1f ms each %s; slowed most by %s"
+        + " (%,d of its prompt tokens in those steps)%n", v.req().id(), v.req().tpotMs(),
+        v.req().tpotMs() / b.medianTpotMs(), v.req().decodeStepsWithPrefill(), v.req().decodeSteps(),
+        v.req().stepMsWithPrefill(), v.req().stepMsAlone() > 0
+            ? String.format(Locale.ROOT, "against %.1f ms", v.req().stepMsAlone()) : "(none without one)",
+        v.culprit(), v.culpritTokens()));
+    out.println("   culprits: " + String.join(", ", b.culprits().stream().limit(3)
+        .map(c -> String.format(Locale.ROOT, "%s (%,d-token prompt) slowed %,d of them", c.id(), c.inputTokens(),
+            c.victims())).toList()));
+    find(out, victims.get(0).req().id(), file);
+    find(out, b.culprits().get(0).id(), file);
   }
 
   /** {@code path} relative to the working directory when it is inside it (shorter commands to copy). */

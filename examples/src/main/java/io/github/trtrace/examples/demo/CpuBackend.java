@@ -2,9 +2,13 @@ package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Stage;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.IntConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A small decoder-only transformer computed on the CPU with fixed pseudo-random weights (seeded, so every
@@ -21,6 +25,10 @@ import java.util.function.IntConsumer;
  * faster past {@value #RESIDENT}: below, latency grows about linearly; past it, each extra token costs more
  * and more (the knee). Each decode step attends over the whole context,
  * so it too costs more the longer the prompt.
+ *
+ * <p>It computes batches: {@link #forward} runs the chunks of several requests (prefill chunks and decode
+ * rows) as one pass, as an engine step of a continuous-batching server does ({@link BatchEngine});
+ * {@link #generate} is the batch of one.
  */
 final class CpuBackend implements Backend {
   static final String MODEL = "demo-llm-cpu";
@@ -31,6 +39,7 @@ final class CpuBackend implements Backend {
   static final int MAX_CONTEXT = 4096;
   /** Positions of a request's key/value cache kept in float32; the rest are int8. */
   static final int RESIDENT = 1024;
+  private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private final Tokenizer tokenizer;
   private final int vocab;
@@ -73,20 +82,15 @@ final class CpuBackend implements Backend {
 
   @Override
   public int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken) {
-    int n = prompt.length;
-    int capacity = n + maxTokens;
-    KvCache[] caches = new KvCache[LAYERS];
-    for (int l = 0; l < LAYERS; l++) {
-      caches[l] = new KvCache(capacity);
-    }
-    float[][] last = {trace.callStage(Stage.INFER, () -> forward(prompt, 0, caches))};
+    Sequence seq = sequence(prompt.length + maxTokens);
+    float[][] last = {trace.callStage(Stage.INFER, () -> forward(List.of(new Chunk(seq, prompt, 0)), null)[0])};
     int[] out = new int[maxTokens];
     int[] produced = {0};
     boolean[] used = new boolean[vocab];
     // Each step's forward pass is an INFER inside DECODE: infer_ms gets the model time, decode_ms the rest.
     trace.runStage(Stage.DECODE, () -> {
       for (int step = 0; step < maxTokens; step++) {
-        int next = sample(last[0], used, step);
+        int next = next(new float[][] {last[0]}, new boolean[][] {used}, new int[] {step})[0];
         if (next == Tokenizer.EOS) {
           break;
         }
@@ -95,42 +99,117 @@ final class CpuBackend implements Backend {
         onToken.accept(next);
         trace.token();
         if (step + 1 < maxTokens) {
-          int position = n + step;
-          last[0] = trace.callStage(Stage.INFER, () -> forward(new int[] {next}, position, caches));
+          int position = prompt.length + step;
+          last[0] = trace.callStage(Stage.INFER,
+              () -> forward(List.of(new Chunk(seq, new int[] {next}, position)), null)[0]);
         }
       }
     });
     return Arrays.copyOf(out, produced[0]);
   }
 
-  /** Runs {@code tokens} at positions {@code start..} through every layer; returns the last hidden state. */
-  private float[] forward(int[] tokens, int start, KvCache[] caches) {
-    int n = tokens.length;
-    float[] x = new float[n * DIM];
-    for (int i = 0; i < n; i++) {
-      System.arraycopy(embed, tokens[i] * DIM, x, i * DIM, DIM);
-      for (int d = 0; d < DIM; d += 2) { // sinusoidal positions
-        double angle = (start + i) / Math.pow(10_000, (double) d / DIM);
-        x[i * DIM + d] += (float) Math.sin(angle);
-        x[i * DIM + d + 1] += (float) Math.cos(angle);
-      }
-    }
-    for (int l = 0; l < LAYERS; l++) {
-      layers[l].apply(x, n, start, caches[l]);
-    }
-    return Arrays.copyOfRange(x, (n - 1) * DIM, n * DIM);
+  /** The vocabulary size (the length of a {@code used} row for {@link #next}). */
+  int vocabularySize() {
+    return vocab;
   }
 
-  /** Greedy over the word vocabulary (see {@link Backend#greedy}); logits from the tied output head. */
-  private int sample(float[] hidden, boolean[] used, int step) {
-    return Backend.greedy(outputTokens, t -> {
-      float logit = 0;
-      int row = t * DIM;
-      for (int d = 0; d < DIM; d++) {
-        logit += hidden[d] * embed[row + d];
+  /** A request's key/value cache, one per layer, for up to {@code capacity} positions. */
+  Sequence sequence(int capacity) {
+    return new Sequence(capacity);
+  }
+
+  /** One request's key/value caches. */
+  static final class Sequence {
+    final KvCache[] caches = new KvCache[LAYERS];
+
+    Sequence(int capacity) {
+      for (int l = 0; l < LAYERS; l++) {
+        caches[l] = new KvCache(capacity);
       }
-      return logit;
-    }, used, step);
+    }
+  }
+
+  /** One member's part of a batched step: {@code tokens} at positions {@code start..} of {@code seq}. */
+  record Chunk(Sequence seq, int[] tokens, int start) {}
+
+  /**
+   * One batched forward pass: every chunk's tokens go through the projections and the MLP as rows of one
+   * matrix (each weight row read once for up to four rows, see {@link #matmul}); attention runs per chunk
+   * over its own cache. Returns each chunk's last hidden state. When {@code cpuNanos} is given (one slot per
+   * chunk), it receives each chunk's share of this thread's CPU time: attention measured per chunk, the
+   * shared matrix work split by rows (it costs the same per row); the shares add up to the CPU time of the
+   * whole call.
+   */
+  float[][] forward(List<Chunk> chunks, long @Nullable [] cpuNanos) {
+    long cpu0 = cpuNanos == null ? 0 : CPU.getCurrentThreadCpuTime();
+    int members = chunks.size();
+    int[] rowStart = new int[members + 1];
+    for (int m = 0; m < members; m++) {
+      rowStart[m + 1] = rowStart[m] + chunks.get(m).tokens().length;
+    }
+    int n = rowStart[members];
+    float[] x = new float[n * DIM];
+    for (int m = 0; m < members; m++) {
+      Chunk c = chunks.get(m);
+      for (int i = 0; i < c.tokens().length; i++) {
+        int r = rowStart[m] + i;
+        System.arraycopy(embed, c.tokens()[i] * DIM, x, r * DIM, DIM);
+        for (int d = 0; d < DIM; d += 2) { // sinusoidal positions
+          double angle = (c.start() + i) / Math.pow(10_000, (double) d / DIM);
+          x[r * DIM + d] += (float) Math.sin(angle);
+          x[r * DIM + d + 1] += (float) Math.cos(angle);
+        }
+      }
+    }
+    long[] attention = cpuNanos == null ? null : new long[members];
+    for (int l = 0; l < LAYERS; l++) {
+      layers[l].apply(x, chunks, rowStart, l, attention);
+    }
+    float[][] last = new float[members][];
+    for (int m = 0; m < members; m++) {
+      last[m] = Arrays.copyOfRange(x, (rowStart[m + 1] - 1) * DIM, rowStart[m + 1] * DIM);
+    }
+    if (cpuNanos != null && attention != null) {
+      long total = CPU.getCurrentThreadCpuTime() - cpu0;
+      long shared = total;
+      for (long a : attention) {
+        shared -= a;
+      }
+      shared = Math.max(0, shared);
+      long given = 0;
+      for (int m = 0; m < members; m++) {
+        cpuNanos[m] = attention[m] + shared * (rowStart[m + 1] - rowStart[m]) / n;
+        given += cpuNanos[m];
+      }
+      cpuNanos[members - 1] += total - given; // rounding: the shares add up to the total
+    }
+    return last;
+  }
+
+  /**
+   * The next token of each decode row: logits from the tied output head for every row at once (each
+   * vocabulary row read once for the batch), then {@link Backend#greedy} per row.
+   */
+  int[] next(float[][] hidden, boolean[][] used, int[] steps) {
+    int rows = hidden.length;
+    float[][] logits = new float[rows][vocab];
+    for (int t : outputTokens) {
+      int off = t * DIM;
+      for (int r = 0; r < rows; r++) {
+        float[] h = hidden[r];
+        float logit = 0;
+        for (int d = 0; d < DIM; d++) {
+          logit += h[d] * embed[off + d];
+        }
+        logits[r][t] = logit;
+      }
+    }
+    int[] out = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      float[] l = logits[r];
+      out[r] = Backend.greedy(outputTokens, t -> l[t], used[r], steps[r]);
+    }
+    return out;
   }
 
   private static final class Layer {
@@ -150,18 +229,46 @@ final class CpuBackend implements Backend {
       w2 = random(r, HIDDEN * DIM, (float) (1 / Math.sqrt(HIDDEN)));
     }
 
-    /** x (n x DIM) at positions start.. is updated in place; its keys and values are appended to the cache. */
-    void apply(float[] x, int n, int start, KvCache cache) {
+    /**
+     * x (the rows of every chunk, chunk {@code m} from {@code rowStart[m]}) is updated in place; each chunk's
+     * keys and values are appended to its cache of {@code layer}. {@code attentionNanos}, when given, adds up
+     * each chunk's attention CPU time.
+     */
+    void apply(float[] x, List<Chunk> chunks, int[] rowStart, int layer, long @Nullable [] attentionNanos) {
+      int n = rowStart[chunks.size()];
       float[] h = rmsNorm(x, n);
       float[] q = matmul(h, n, DIM, wq, ATTN);
       float[] k = matmul(h, n, DIM, wk, ATTN);
       float[] v = matmul(h, n, DIM, wv, ATTN);
-      cache.append(start, n, k, v);
       float[] attended = new float[n * ATTN];
+      for (int m = 0; m < chunks.size(); m++) {
+        long t0 = attentionNanos == null ? 0 : CPU.getCurrentThreadCpuTime();
+        Chunk c = chunks.get(m);
+        KvCache cache = c.seq().caches[layer];
+        int from = rowStart[m];
+        int rows = rowStart[m + 1] - from;
+        cache.append(c.start(), rows, Arrays.copyOfRange(k, from * ATTN, (from + rows) * ATTN),
+            Arrays.copyOfRange(v, from * ATTN, (from + rows) * ATTN));
+        attend(q, attended, from, rows, c.start(), cache);
+        if (attentionNanos != null) {
+          attentionNanos[m] += CPU.getCurrentThreadCpuTime() - t0;
+        }
+      }
+      add(x, matmul(attended, n, ATTN, wo, DIM));
+      float[] hidden = matmul(rmsNorm(x, n), n, DIM, w1, HIDDEN);
+      for (int i = 0; i < hidden.length; i++) {
+        hidden[i] = Math.max(0, hidden[i]);
+      }
+      add(x, matmul(hidden, n, HIDDEN, w2, DIM));
+    }
+
+    /** Causal attention of rows {@code from..from+n} (positions {@code start..}) over their own cache. */
+    private static void attend(float[] q, float[] attended, int from, int n, int start, KvCache cache) {
       float[] scores = new float[start + n];
       float[] row = new float[ATTN];
       float scale = (float) (1 / Math.sqrt(ATTN));
       for (int i = 0; i < n; i++) {
+        int qi = (from + i) * ATTN;
         int visible = start + i + 1; // causal: every earlier position and itself
         int resident = Math.min(visible, RESIDENT);
         float max = Float.NEGATIVE_INFINITY;
@@ -170,7 +277,7 @@ final class CpuBackend implements Backend {
           int off = j < resident ? j * ATTN : 0;
           float s = 0;
           for (int d = 0; d < ATTN; d++) {
-            s += q[i * ATTN + d] * key[off + d];
+            s += q[qi + d] * key[off + d];
           }
           scores[j] = s * scale;
           max = Math.max(max, scores[j]);
@@ -185,16 +292,10 @@ final class CpuBackend implements Backend {
           float[] value = j < resident ? cache.hotV : cache.value(j, row);
           int off = j < resident ? j * ATTN : 0;
           for (int d = 0; d < ATTN; d++) {
-            attended[i * ATTN + d] += p * value[off + d];
+            attended[qi + d] += p * value[off + d];
           }
         }
       }
-      add(x, matmul(attended, n, ATTN, wo, DIM));
-      float[] hidden = matmul(rmsNorm(x, n), n, DIM, w1, HIDDEN);
-      for (int i = 0; i < hidden.length; i++) {
-        hidden[i] = Math.max(0, hidden[i]);
-      }
-      add(x, matmul(hidden, n, HIDDEN, w2, DIM));
     }
   }
 
@@ -262,10 +363,36 @@ final class CpuBackend implements Backend {
     }
   }
 
-  /** (n x in) times (in x out), row by row so the inner loop vectorises. */
+  /**
+   * (n x in) times (in x out). Four rows at a time share each read of a weight row (what batching buys: the
+   * weights are read once for the batch, not once per request); each row's sums are formed in the same
+   * order as alone, so a row's result does not depend on the rows batched with it.
+   */
   static float[] matmul(float[] a, int n, int in, float[] w, int out) {
     float[] c = new float[n * out];
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      int c0 = i * out;
+      int c1 = c0 + out;
+      int c2 = c1 + out;
+      int c3 = c2 + out;
+      int a0 = i * in;
+      for (int k = 0; k < in; k++) {
+        float x0 = a[a0 + k];
+        float x1 = a[a0 + in + k];
+        float x2 = a[a0 + 2 * in + k];
+        float x3 = a[a0 + 3 * in + k];
+        int wk = k * out;
+        for (int j = 0; j < out; j++) {
+          float wj = w[wk + j];
+          c[c0 + j] += x0 * wj;
+          c[c1 + j] += x1 * wj;
+          c[c2 + j] += x2 * wj;
+          c[c3 + j] += x3 * wj;
+        }
+      }
+    }
+    for (; i < n; i++) {
       int ci = i * out;
       for (int k = 0; k < in; k++) {
         float aik = a[i * in + k];

@@ -65,6 +65,11 @@ public final class Demo {
       double capacity) {}
 
   static final Duration BURST_WINDOW = Duration.ofMillis(100);
+  /**
+   * The most a slow machine's Poisson rate is raised to, as a fraction of capacity: above it the service would
+   * be overloaded all along and reject outside the burst too (the run lasts longer instead).
+   */
+  static final double MAX_LOAD = 0.6;
 
   private Demo() {}
 
@@ -88,19 +93,38 @@ public final class Demo {
     // Capacity: serve a sample of the plan's own prompts in-process (after a JIT warm-up), untraced.
     LoadGenerator.Plan shape = LoadGenerator.plan(o.seed(), Math.max(o.poisson(), 120), 1, burst,
         BURST_WINDOW, o.maxTokens(), o.mix());
-    double serviceMs = measure(backend, shape.requests(), o.maxTokens(), workers);
+    double serviceMs;
+    String how = "";
+    if (backend instanceof CpuBackend cpu) { // the service batches: its capacity is the engines', batched
+      List<LoadGenerator.Planned> sample = shape.requests().stream().filter(p -> !p.burst()).limit(32).toList();
+      double alone = measureEngines(cpu, sample, o.maxTokens(), workers, BatchEngine.Settings.onePerWorker());
+      double batched = measureEngines(cpu, sample, o.maxTokens(), workers, BatchEngine.Settings.continuous());
+      out.printf(Locale.ROOT, "batching: %d requests of this mix sent at once to %d engines took %.0f ms one"
+          + " request at a time, %.0f ms with continuous batching: %.2fx the throughput (one sample, this"
+          + " machine's load at the time; BENCHMARKS.md §7)%n", sample.size(), workers, alone, batched,
+          alone / batched);
+      serviceMs = batched * workers / sample.size();
+      how = ", batched";
+    } else {
+      serviceMs = measure(backend, shape.requests(), o.maxTokens(), workers);
+    }
     double capacity = workers * 1000 / serviceMs;
     double rate = o.loadFraction() * capacity;
     int poisson = o.poisson() > 0 ? o.poisson() : (int) Math.max(150, Math.min(450, Math.round(rate * o.seconds())));
     String raised = "";
-    if (poisson / rate > o.seconds()) { // a slow (or busy) machine: keep the run within its time
-      rate = poisson / o.seconds();
-      raised = String.format(Locale.ROOT, " (raised from %.0f%% of capacity to fit %.0f s)", 100 * o.loadFraction(),
-          o.seconds());
+    if (poisson / rate > o.seconds()) { // a slow (or busy) machine: keep the run within its time, below capacity
+      double fit = Math.min(poisson / o.seconds(), MAX_LOAD * capacity);
+      raised = String.format(Locale.ROOT, " (raised from %.0f%% of capacity to %.0f%%%s)", 100 * o.loadFraction(),
+          100 * fit / capacity, fit < poisson / o.seconds()
+              ? String.format(Locale.ROOT, ", at most %.0f%%: the run takes %.0f s, not %.0f", 100 * MAX_LOAD,
+                  poisson / fit, o.seconds())
+              : String.format(Locale.ROOT, " to fit %.0f s", o.seconds()));
+      rate = fit;
     }
     out.printf(Locale.ROOT, "capacity: %.1f ms per request on this prompt mix -> about %.0f requests/s on %d"
-        + " workers; load: Poisson at %.1f/s%s, %d requests, plus a burst of %d within %d ms%n",
-        serviceMs, capacity, workers, rate, raised, poisson, burst, BURST_WINDOW.toMillis());
+        + " %s%s; load: Poisson at %.1f/s%s, %d requests, plus a burst of %d within %d ms%n",
+        serviceMs, capacity, workers, how.isEmpty() ? "workers" : "engines", how, rate, raised, poisson, burst,
+        BURST_WINDOW.toMillis());
     LoadGenerator.Plan plan = LoadGenerator.plan(o.seed(), poisson, rate, burst, BURST_WINDOW,
         o.maxTokens(), o.mix());
 
@@ -141,6 +165,37 @@ public final class Demo {
       throw new IllegalStateException("capacity measurement failed", e);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /**
+   * Wall milliseconds for {@code engines} engines with {@code settings} to serve all of {@code sample}, sent
+   * at once to the least loaded (untraced; after a quarter of it to warm up the JIT).
+   */
+  static double measureEngines(CpuBackend cpu, List<LoadGenerator.Planned> sample, int maxTokens, int engines,
+      BatchEngine.Settings settings) {
+    InferenceTracer noop = InferenceTracer.noop();
+    java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+    List<BatchEngine> all = new java.util.ArrayList<>();
+    for (int i = 0; i < engines; i++) {
+      all.add(BatchEngine.start(cpu, settings, i, ids::incrementAndGet, LaunchRecorder.none()));
+    }
+    try {
+      long elapsed = 0;
+      for (int round = 0; round < 2; round++) { // a quarter of the sample to warm up, then the sample
+        long start = System.nanoTime();
+        List<java.util.concurrent.CompletableFuture<int[]>> done = new java.util.ArrayList<>();
+        for (LoadGenerator.Planned p : round == 0 ? sample.subList(0, Math.max(1, sample.size() / 4)) : sample) {
+          BatchEngine e = all.stream().min(java.util.Comparator.comparingInt(BatchEngine::load)).orElseThrow();
+          done.add(e.submit(new BatchEngine.Request(noop.start(cpu.modelName()),
+              cpu.tokenizer().session().encode(p.prompt()), maxTokens, id -> {})));
+        }
+        done.forEach(java.util.concurrent.CompletableFuture::join);
+        elapsed = System.nanoTime() - start;
+      }
+      return elapsed / 1e6;
+    } finally {
+      all.forEach(BatchEngine::close);
     }
   }
 

@@ -19,12 +19,15 @@ import io.github.trtrace.http.TracedRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -32,7 +35,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,9 +45,13 @@ import org.slf4j.LoggerFactory;
  * The demo inference service: {@code POST /v1/completions} over the JDK HTTP server, traced through
  * trace-http. Admission control is a bounded number of places (workers plus a queue): a request that finds
  * none is answered 429 with its request ID and leaves a {@code rejected} record; an admitted one waits in the
- * queue (queue time is real only when the workers are busy) and then runs on one of the workers:
- * tokenize ({@code preprocess}), prefill ({@code infer}), decode token by token ({@code decode}), output check
- * and response ({@code postprocess}).
+ * queue (queue time is real only when the engines are busy). On the CPU backend the service batches
+ * continuously: the request is tokenized ({@code preprocess}), queued for the least loaded of its
+ * {@link BatchEngine}s ({@code queue} until a step first takes it), prefilled in chunks beside other requests'
+ * decode rows ({@code infer}, up to its first token), decoded one row per step ({@code decode}), then checked
+ * and answered on a worker ({@code postprocess}); each step is a launch ({@link LaunchRecorder}), its share on
+ * the record as {@code batch.*} attributes and a line in {@code launches.log}. A backend that does not batch
+ * (TensorRT here) runs one request per worker thread: tokenize, prefill, decode, output check and response.
  *
  * <p>Request: {@code {"prompt": "...", "max_tokens": 32, "model": "demo-llm-cpu"}} ({@code model} optional).
  * Response: {@code {"id": "<request id>", "model": ..., "text": ..., "finish_reason": "stop"|"length",
@@ -65,18 +74,29 @@ public final class DemoService implements AutoCloseable {
    * @param workers inference threads
    * @param queueCapacity admitted requests that may wait for a worker
    * @param log the JSON Lines record file (replaced at start: one run, one file)
+   * @param batching how the CPU backend's engines schedule (one engine per worker); null: one request per
+   *     worker thread through {@link Backend#generate}, as for a backend that does not batch
    */
-  public record Config(int port, int workers, int queueCapacity, Path log) {
+  public record Config(int port, int workers, int queueCapacity, Path log, BatchEngine.@Nullable Settings batching) {
+    /** Continuous batching on the CPU backend. */
+    public Config(int port, int workers, int queueCapacity, Path log) {
+      this(port, workers, queueCapacity, log, BatchEngine.Settings.continuous());
+    }
+
     public static Config defaults(Path log) {
       return new Config(8080, Math.max(1, Runtime.getRuntime().availableProcessors()), 16, log);
     }
 
     public Config withPort(int p) {
-      return new Config(p, workers, queueCapacity, log);
+      return new Config(p, workers, queueCapacity, log, batching);
     }
 
     public Config withCapacity(int w, int q) {
-      return new Config(port, w, q, log);
+      return new Config(port, w, q, log, batching);
+    }
+
+    public Config withBatching(BatchEngine.@Nullable Settings b) {
+      return new Config(port, workers, queueCapacity, log, b);
     }
   }
 
@@ -88,11 +108,22 @@ public final class DemoService implements AutoCloseable {
   private final ThreadPoolExecutor workerPool;
   private final ExecutorService workers;
   private final Semaphore places;
+  /** The OpenTelemetry SDK the demo set up, closed after the tracer; null when nothing is exported. */
+  private @Nullable AutoCloseable openTelemetry;
+  private final List<BatchEngine> engines = new ArrayList<>();
+  private final @Nullable LaunchRecorder recorder;
 
-  private DemoService(Config config, Backend backend, InferenceTracer tracer) throws IOException {
+  private DemoService(Config config, Backend backend, InferenceTracer tracer, @Nullable LaunchRecorder recorder) {
     this.config = config;
     this.backend = backend;
     this.tracer = tracer;
+    this.recorder = recorder;
+    if (recorder != null && backend instanceof CpuBackend cpu && config.batching() != null) {
+      AtomicLong launchIds = new AtomicLong();
+      for (int i = 0; i < config.workers(); i++) {
+        engines.add(BatchEngine.start(cpu, config.batching(), i, launchIds::incrementAndGet, recorder));
+      }
+    }
     this.places = new Semaphore(config.workers() + config.queueCapacity());
     AtomicInteger n = new AtomicInteger();
     // Unbounded queue, bounded by the admission semaphore: a request is refused before it is traced as queued.
@@ -100,9 +131,19 @@ public final class DemoService implements AutoCloseable {
         new LinkedBlockingQueue<>(), r -> new Thread(r, "inference-" + n.incrementAndGet()));
     this.workers = workerPool;
     this.httpThreads = Executors.newFixedThreadPool(8, r -> new Thread(r, "http-" + n.incrementAndGet()));
-    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port()), 256);
+    try {
+      this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port()), 256);
+    } catch (IOException e) {
+      engines.forEach(BatchEngine::close);
+      throw new UncheckedIOException(e);
+    }
     server.setExecutor(httpThreads);
     server.createContext(PATH, this::handle).getFilters().add(HttpServerTracing.filter());
+  }
+
+  /** The launch log beside the record file. */
+  static Path launchLog(Path recordLog) {
+    return recordLog.resolveSibling("launches.log");
   }
 
   /**
@@ -110,6 +151,12 @@ public final class DemoService implements AutoCloseable {
    * the start-up statement (backend, sinks, address).
    */
   public static DemoService start(Config config, Backend backend, Consumer<String> say) throws IOException {
+    return start(config, backend, say, System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"));
+  }
+
+  /** {@link #start(Config, Backend, Consumer)} exporting to {@code otlpEndpoint} when it is set. */
+  static DemoService start(Config config, Backend backend, Consumer<String> say, @Nullable String otlpEndpoint)
+      throws IOException {
     Path parent = config.log().toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
@@ -127,10 +174,19 @@ public final class DemoService implements AutoCloseable {
       tb.gpuMetrics(gpu, GPU_POLL);
       say.accept("GPU metrics: NVML every " + GPU_POLL.toMillis() + " ms (gpu_util, gpu_mem_util on each record)");
     }
-    openTelemetry(tb, say);
-    DemoService s = new DemoService(config, backend, tb.build());
+    AutoCloseable sdk = openTelemetry(tb, say, otlpEndpoint);
+    boolean batched = backend instanceof CpuBackend && config.batching() != null;
+    LaunchRecorder recorder = batched ? BatchRecorder.create(launchLog(config.log())) : null;
+    DemoService s = new DemoService(config, backend, tb.build(), recorder);
+    if (sdk != null) {
+      s.openTelemetry = sdk;
+      // On SIGTERM as on close(): the tracer first (its last spans end), then the SDK (its final export).
+      Runtime.getRuntime().addShutdownHook(new Thread(s::closeTracing, "demo-tracing-shutdown"));
+    }
     s.server.start();
-    say.accept("listening on " + s.uri() + PATH + " with " + config.workers() + " workers and "
+    say.accept("listening on " + s.uri() + PATH + " with " + config.workers()
+        + (batched ? " engines, " + config.batching().describe() + ", launch log " + Analysis.display(
+            launchLog(config.log())) + "," : " workers (one request each) and") + " "
         + config.queueCapacity() + " queue places");
     log.info("demo service started on {}", s.uri());
     return s;
@@ -141,23 +197,27 @@ public final class DemoService implements AutoCloseable {
    * trace-otel, with an OpenTelemetry SDK configured from the standard {@code OTEL_*} variables (OTLP over
    * HTTP/protobuf by default), as a host application would set one up. Without it nothing is exported.
    */
-  static void openTelemetry(InferenceTracer.Builder tb, Consumer<String> say) {
-    String endpoint = System.getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  static @Nullable AutoCloseable openTelemetry(InferenceTracer.Builder tb, Consumer<String> say, @Nullable String endpoint) {
     if (endpoint == null || endpoint.isBlank()) {
       say.accept("OpenTelemetry: off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans)");
-      return;
+      return null;
     }
+    // Closed by close() after the tracer, not by a shutdown hook of its own: metrics are exported every
+    // 60 s, so a shorter run's only export is the SDK's close; a hook of its own ran in parallel with the
+    // tracer's, or never within a run (the demo runs inside Maven's JVM), and no metric left (issue 19).
     io.opentelemetry.sdk.OpenTelemetrySdk sdk =
         io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk.builder()
             .addPropertiesSupplier(() -> java.util.Map.of(
                 "otel.service.name", "trtrace-demo",
+                "otel.exporter.otlp.endpoint", endpoint,
                 "otel.exporter.otlp.protocol", "http/protobuf",
                 "otel.logs.exporter", "none"))
+            .disableShutdownHook()
             .build()
             .getOpenTelemetrySdk();
-    Runtime.getRuntime().addShutdownHook(new Thread(sdk::close, "otel-sdk-shutdown"));
     tb.listener(io.github.trtrace.otel.TrtraceOpenTelemetry.create(sdk));
     say.accept("OpenTelemetry: exporting spans and metrics to " + endpoint + " (OTLP)");
+    return sdk;
   }
 
   public URI uri() {
@@ -197,6 +257,10 @@ public final class DemoService implements AutoCloseable {
       return;
     }
     InferenceTrace t = r.startTrace(tracer, backend.modelName());
+    if (!engines.isEmpty()) {
+      submit(ex, t, c);
+      return;
+    }
     InferenceTrace.StageTimer queued = t.stage(Stage.QUEUE); // ends when a worker takes it
     try {
       workers.execute(() -> serve(ex, t, queued, c));
@@ -239,17 +303,7 @@ public final class DemoService implements AutoCloseable {
     }
     StringBuilder text = new StringBuilder();
     int[] out = backend.generate(t, ids, c.maxTokens(), id -> text.append(session.decode(id)));
-    byte[] body = t.callStage(Stage.POSTPROCESS, () -> {
-      String output = text.toString();
-      t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
-      String finish = out.length < c.maxTokens() ? "stop" : "length";
-      t.finishReason(finish);
-      ObjectNode json = JSON.createObjectNode();
-      json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
-          .put("finish_reason", finish);
-      json.putObject("usage").put("prompt_tokens", ids.length).put("completion_tokens", out.length);
-      return JSON.writeValueAsBytes(json);
-    });
+    byte[] body = t.callStage(Stage.POSTPROCESS, () -> body(t, c, text, out, ids.length));
     try {
       send(ex, 200, body);
     } catch (IOException e) {
@@ -257,6 +311,84 @@ public final class DemoService implements AutoCloseable {
       return;
     }
     log.info("completion served: {} prompt tokens, {} generated", ids.length, out.length);
+  }
+
+  /**
+   * Continuous batching: tokenized here, then queued for the least loaded engine, whose scheduler runs its
+   * prefill and decode steps beside the other requests'; the answer is checked and sent on a worker.
+   */
+  private void submit(HttpExchange ex, InferenceTrace t, Completion c) {
+    int[] ids;
+    Tokenizer.Session session = backend.tokenizer().session();
+    StringBuilder text = new StringBuilder();
+    try (TraceScope current = t.makeCurrent()) {
+      t.input(c.prompt()).maxTokens(c.maxTokens());
+      ids = t.callStage(Stage.PREPROCESS, () -> session.encode(c.prompt()));
+      t.inputTokens(ids.length);
+      if (ids.length + c.maxTokens() > backend.maxContext()) {
+        t.error("context_length_exceeded");
+        respond(ex, 400, error("context_length_exceeded: " + ids.length + " prompt tokens + " + c.maxTokens()
+            + " > " + backend.maxContext(), t.requestId()));
+        places.release();
+        t.close();
+        return;
+      }
+    }
+    BatchEngine engine = engines.get(0);
+    for (BatchEngine e : engines) {
+      if (e.load() < engine.load()) {
+        engine = e;
+      }
+    }
+    engine.submit(new BatchEngine.Request(t, ids, c.maxTokens(), id -> text.append(session.decode(id))))
+        .whenComplete((out, failure) -> {
+          try {
+            workers.execute(() -> answer(ex, t, ids.length, c, text, out, failure));
+          } catch (RuntimeException e) { // shut down
+            answer(ex, t, ids.length, c, text, out, failure);
+          }
+        });
+  }
+
+  private void answer(HttpExchange ex, InferenceTrace t, int promptTokens, Completion c, StringBuilder text,
+      int @Nullable [] out, @Nullable Throwable failure) {
+    try (t; TraceScope current = t.makeCurrent()) {
+      try {
+        if (failure != null || out == null) {
+          t.error(failure == null ? new IllegalStateException("no output") : failure);
+          log.warn("completion failed", failure);
+          respond(ex, 500, error("internal_error", t.requestId()));
+          return;
+        }
+        byte[] body = t.callStage(Stage.POSTPROCESS, () -> body(t, c, text, out, promptTokens));
+        try {
+          send(ex, 200, body);
+        } catch (IOException e) {
+          t.status(Status.CANCELLED); // the client went away
+          return;
+        }
+        log.info("completion served: {} prompt tokens, {} generated", promptTokens, out.length);
+      } catch (IOException | RuntimeException e) {
+        t.error(e);
+        respond(ex, 500, error("internal_error", t.requestId()));
+      }
+    } finally {
+      places.release();
+      ex.close();
+    }
+  }
+
+  private byte[] body(InferenceTrace t, Completion c, StringBuilder text, int[] out, int promptTokens)
+      throws IOException {
+    String output = text.toString();
+    t.output(output); // the output check: output_flags (replacement_char, repetition, bidi_control, empty)
+    String finish = out.length < c.maxTokens() ? "stop" : "length";
+    t.finishReason(finish);
+    ObjectNode json = JSON.createObjectNode();
+    json.put("id", t.requestId()).put("model", backend.modelName()).put("text", output)
+        .put("finish_reason", finish);
+    json.putObject("usage").put("prompt_tokens", promptTokens).put("completion_tokens", out.length);
+    return JSON.writeValueAsBytes(json);
   }
 
   /** A parsed request body. */
@@ -311,6 +443,7 @@ public final class DemoService implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    engines.forEach(BatchEngine::close); // every admitted request finished
     workerPool.shutdown();
     try {
       if (!workerPool.awaitTermination(60, TimeUnit.SECONDS)) {
@@ -321,7 +454,23 @@ public final class DemoService implements AutoCloseable {
     }
     httpThreads.shutdownNow();
     tracer.flush().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
-    tracer.close();
+    closeTracing();
+    if (recorder != null) {
+      recorder.close();
+    }
     backend.close();
+  }
+
+  /** Closes the tracer, then the OpenTelemetry SDK (spans flushed, metrics exported a last time); idempotent. */
+  private void closeTracing() {
+    tracer.close();
+    AutoCloseable sdk = openTelemetry;
+    if (sdk != null) {
+      try {
+        sdk.close();
+      } catch (Exception e) {
+        log.warn("closing the OpenTelemetry SDK failed", e);
+      }
+    }
   }
 }

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -22,6 +23,10 @@ import java.util.concurrent.TimeUnit;
  * capacity, one burst well above it in the middle (the same mix of prompts), then Poisson again; prompts
  * mostly short, some long
  * (1,024+ tokens), a few with bidirectional controls (balanced or not), a few hostile {@code X-Request-ID}s.
+ * Three times during the Poisson phases a few chats that answer at length ({@value #EPISODE_CHATS} short prompts,
+ * {@value #EPISODE_TOKENS} tokens each) are followed {@value #EPISODE_GAP_MS} ms later by
+ * {@value #EPISODE_DOCUMENTS} long documents (about 2,000 tokens): long prompts arriving while others decode,
+ * the third field case (the chats' TPOT rises while the documents' prefill shares their steps).
  * Request IDs are {@code api-demo-0000} style: fixed width, so no ID is a prefix of another and
  * {@code grep api-demo-0042} finds one request.
  */
@@ -55,6 +60,12 @@ final class LoadGenerator {
         java.nio.charset.StandardCharsets.ISO_8859_1),
     "<script>alert(1)</script>",
   };
+
+  static final int EPISODES = 3;
+  static final int EPISODE_CHATS = 4;
+  static final int EPISODE_DOCUMENTS = 2;
+  static final int EPISODE_TOKENS = 64;
+  static final int EPISODE_GAP_MS = 60;
 
   private LoadGenerator() {}
 
@@ -95,7 +106,31 @@ final class LoadGenerator {
         out.add(request(r, index++, at, inBurst, maxTokens, mix));
       }
     }
+    if (poisson >= 40) { // long prompts arriving while others decode: in each Poisson phase, away from the burst
+      long end = later.isEmpty() ? burstStart : later.get(later.size() - 1);
+      long[] at = {burstStart / 3, burstStart * 2 / 3, (burstStart + window + end) / 2};
+      for (long start : Arrays.copyOf(at, EPISODES)) {
+        for (int i = 0; i < EPISODE_CHATS; i++) {
+          out.add(episode(r, index++, start + i * 2_000_000L, 24 + r.nextInt(60), EPISODE_TOKENS));
+        }
+        for (int i = 0; i < EPISODE_DOCUMENTS; i++) {
+          out.add(episode(r, index++, start + EPISODE_GAP_MS * 1_000_000L + i * 5_000_000L, 1900 + r.nextInt(300),
+              maxTokens));
+        }
+      }
+    }
+    out.sort(java.util.Comparator.comparingLong(Planned::atNanos));
     return new Plan(out, burstStart, burstStart + window, rate);
+  }
+
+  private static Planned episode(SplittableRandom r, int index, long at, int words, int maxTokens) {
+    StringBuilder prompt = new StringBuilder(words * 7);
+    for (int i = 0; i < words; i++) {
+      prompt.append(i > 0 ? " " : "").append(Words.VOCABULARY.get(r.nextInt(Words.VOCABULARY.size())));
+    }
+    Kind kind = words < 128 ? Kind.SHORT : words < 1024 ? Kind.MEDIUM : Kind.LONG;
+    return new Planned(index, String.format("api-demo-%04d", index), prompt.toString(), words, kind, false, "", at,
+        maxTokens);
   }
 
   private static Planned request(SplittableRandom r, int index, long at, boolean burst, int maxTokens, Mix mix) {

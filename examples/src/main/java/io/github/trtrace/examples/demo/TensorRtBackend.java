@@ -6,7 +6,8 @@ import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.examples.tensorrt.Generation;
 import io.github.trtrace.examples.tensorrt.Roofline;
 import io.github.trtrace.examples.tensorrt.TransformerNetwork;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.build.TracedBuilder;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.engine.TracedEngine;
@@ -190,7 +191,7 @@ final class TensorRtBackend implements Backend {
 
   /** The cache key: model, seed, TensorRT version and GPU (a plan is bound to all of them). */
   static String cacheKey(TransformerNetwork.Config c, long seed, String trt, String gpu, String cc) {
-    byte[] h = BuildReport.sha256().digest((c + "|" + seed + "|fp16|opt1|" + trt + "|" + gpu + "|" + cc)
+    byte[] h = BuildFingerprint.sha256().digest((c + "|" + seed + "|fp16|opt1|" + trt + "|" + gpu + "|" + cc)
         .getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(h, 0, 8);
   }

@@ -1,6 +1,7 @@
 /**
  * The demo inference service, its CPU backend and tokenizer, the load generator and the operator's analysis:
- * the two field cases (slow long inputs, garbled outputs after bidirectional controls) reproduced end to end.
+ * the three field cases (slow long inputs, garbled outputs after bidirectional controls, decode slowed by
+ * long prompts arriving beside it under continuous batching) reproduced end to end.
  *
  * <pre>{@code
  * Demo.run(Demo.Options.defaults(), System.out);

@@ -46,7 +46,7 @@ import org.bytedeco.tensorrt.nvinfer.Weights;
  * network outputs, so TensorRT must materialise them and cannot fuse MatMul + bias (+ GELU): the
  * deliberately worse build the build gate must catch.
  *
- * <p>Shared by the demo's TensorRT backend and the GPU check ({@code trace-tensorrt/src/gpu}, which
+ * <p>Shared by the demo's TensorRT backend and the GPU check ({@code examples/src/gpu-check/trt10}, which
  * compiles against the examples' classes; trace-tensorrt itself never depends on the examples).
  *
  * <pre>{@code

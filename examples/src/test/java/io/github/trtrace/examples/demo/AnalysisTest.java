@@ -55,10 +55,65 @@ class AnalysisTest {
         String.format(Locale.ROOT, "%.3f ms/token below it, %.3f ms/token above", a.knee().slopeBefore(),
             a.knee().slopeAfter()));
     assertThat(a.knee().tokens()).isBetween(1100.0, 1300.0);
-    assertThat(text).contains("10 of the 10 slowest by compute time had 1,024+ input tokens",
+    assertThat(text).contains("10 of the 10 slowest by compute time (latency less queue) had 1,024+ input tokens",
         "./trtrace find api-demo-199 " + Analysis.display(log), // the longest input computes longest
         "1 outputs were flagged, 1 of them had input flag bidi_control", "./trtrace find api-demo-40 ",
         "all of the 10 rejected", "./trtrace find api-burst-0 ");
+  }
+
+  /**
+   * Batched records: field case 1 from each request's CPU-time compute share (the wall clock here is
+   * noise, as under contention), field case 3 names the victims and the culprit from the records alone.
+   */
+  @Test
+  void batchedRecordsGiveTheCpuTimeKneeAndNameTheNeighboursWhosePrefillSlowedTheOthers() throws IOException {
+    List<String> lines = new ArrayList<>();
+    java.util.SplittableRandom noise = new java.util.SplittableRandom(3);
+    for (int i = 0; i < 120; i++) {
+      int tokens = 8 + 20 * i;
+      double cpu = 2 + 0.09 * tokens + 0.12 * Math.max(0, tokens - 1300);
+      boolean victim = i % 40 == 5; // three chats decoding beside api-doc-<i+1>'s prefill
+      String id = "api-b-" + i;
+      double tpot = victim ? 30 : 3 + noise.nextDouble();
+      String attrs = String.format(Locale.ROOT, ",\"tpot_ms\":%.2f,\"attributes\":{\"batch.compute_ms\":\"%.3f\","
+          + "\"batch.decode_steps\":\"31\",\"batch.decode_steps_with_prefill\":\"%d\","
+          + "\"batch.decode_step_ms_alone\":\"3.0\"%s}", tpot, cpu, victim ? 9 : 0,
+          victim ? ",\"batch.decode_step_ms_with_prefill\":\"90.0\",\"batch.slowed_by\":\"api-doc:2048 api-b-7:40\"" : "");
+      lines.add(line(i, id, "success", tokens, 0.5, 50 * noise.nextDouble() + cpu * (1 + 3 * noise.nextDouble()),
+          attrs));
+    }
+    lines.add(line(120, "api-doc", "success", 2048, 0.5, 400, ""));
+    Path log = dir.resolve("batched.log");
+    Files.write(log, lines, StandardCharsets.UTF_8);
+    BatchFindings f = BatchFindings.read(log);
+    String text = print(log);
+
+    assertThat(f.knee()).isNotNull();
+    assertThat(f.knee().found()).as(text).isTrue();
+    assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
+    assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
+        f.knee().tokens()), "batch.compute_ms", "trtrace stats' wall-clock fit",
+        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had TPOT 2x the median",
+        "victim api-b-5: TPOT 30.0 ms", "9 of its 31 decode steps ran beside a prefill, 90.0 ms each against 3.0 ms;"
+            + " slowed most by api-doc (2,048 of its prompt tokens in those steps)",
+        "culprits: api-doc (2,048-token prompt) slowed 3 of them", "./trtrace find api-doc ",
+        "4. No request was rejected.", "5. Hostile X-Request-IDs");
+  }
+
+  /** The slowest by compute are listed with their compute time (latency less queue), not their latency. */
+  @Test
+  void theSlowestByComputeAreShownWithTheirComputeTime() throws IOException {
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 60; i++) { // long inputs that queued a long time before computing
+      int tokens = 8 + 40 * i;
+      lines.add(line(i, "api-q-" + i, "success", tokens, 5000, 10 + 0.5 * tokens, ""));
+    }
+    Path log = dir.resolve("queued.log");
+    Files.write(log, lines, StandardCharsets.UTF_8);
+    String text = print(log);
+    double compute = 10 + 0.5 * (8 + 40 * 59);
+    assertThat(text).contains(String.format(Locale.ROOT, "api-q-59  2,368 tokens  compute %.0f ms  (latency %.0f ms,"
+        + " queue 5000 ms", compute, 5000 + compute));
   }
 
   @Test
@@ -71,6 +126,6 @@ class AnalysisTest {
     Path log = dir.resolve("linear.log");
     Files.write(log, lines, StandardCharsets.UTF_8);
     assertThat(print(log)).contains("1. No clear knee in latency against input length: no knee",
-        "2. No output was flagged.", "3. No request was rejected.").doesNotContain("burst's backlog");
+        "2. No output was flagged.", "3. No batched records", "4. No request was rejected.").doesNotContain("burst's backlog");
   }
 }

@@ -34,6 +34,26 @@ class CpuBackendTest {
   }
 
   @Test
+  void aBatchedPassGivesEachChunkWhatItGetsAloneAndSharesThatAddUpToItsCpuTime() {
+    List<int[]> prompts = List.of(prompt(5), prompt(300), prompt(1200), prompt(41));
+    List<float[]> alone = new ArrayList<>();
+    for (int[] p : prompts) {
+      alone.add(backend.forward(List.of(new CpuBackend.Chunk(backend.sequence(p.length), p, 0)), null)[0]);
+    }
+    List<CpuBackend.Chunk> batch = new ArrayList<>();
+    for (int[] p : prompts) {
+      batch.add(new CpuBackend.Chunk(backend.sequence(p.length), p, 0));
+    }
+    long[] shares = new long[prompts.size()];
+    float[][] batched = backend.forward(batch, shares);
+    for (int i = 0; i < prompts.size(); i++) {
+      assertThat(batched[i]).as("chunk %d", i).isEqualTo(alone.get(i)); // bit for bit
+    }
+    assertThat(java.util.Arrays.stream(shares)).allMatch(s -> s >= 0);
+    assertThat(shares[2]).as("the 1,200-token prompt's share").isGreaterThan(shares[0]);
+  }
+
+  @Test
   void differentPromptsGiveDifferentAnswers() {
     int[] a = backend.generate(InferenceTracer.noop().start("m"), prompt(30), 16, id -> {});
     int[] b = backend.generate(InferenceTracer.noop().start("m"), prompt(31), 16, id -> {});

@@ -37,9 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String GENERATED = "req-[0-9a-z]{24}";
-  /** "knee at 1,185 input tokens" (the demo), "knee at 1185 tokens" and "more than 1,185 input tokens, the knee" (stats). */
+  /** Stats' wall-clock knee: "knee at 1,185 tokens" (the demo's line on it) and "more than 1,185 input tokens, the knee". */
   private static final Pattern KNEE =
-      Pattern.compile("knee at ([0-9,]+)(?: input)? tokens|more than ([0-9,]+) input tokens, the knee");
+      Pattern.compile("wall-clock fit .*knee at ([0-9,]+) tokens|more than ([0-9,]+) input tokens, the knee");
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private static String words(int n) {
@@ -212,14 +212,27 @@ class DemoEndToEndTest {
     String text = printed.toString(StandardCharsets.UTF_8);
 
     assertThat(a.records()).as(text).isEqualTo(result.outcomes().size());
-    assertThat(a.knee().found()).as(text).isTrue();
-    assertThat(a.knee().tokens()).as(text).isBetween(256.0, 2048.0);
-    assertThat(a.slowestByCompute().stream().filter(r -> r.inputTokens() >= Analysis.LONG_INPUT))
+    // Field case 1 from each request's CPU-time compute share: a knee, and the long inputs compute most.
+    BatchFindings batch = BatchFindings.read(o.log());
+    assertThat(batch.knee()).as(text).isNotNull();
+    assertThat(batch.knee().found()).as(text).isTrue();
+    assertThat(batch.knee().tokens()).as(text).isBetween(256.0, 2048.0);
+    assertThat(text).contains(String.format(java.util.Locale.ROOT,
+        "compute per token rises past a knee at %,.0f input tokens", batch.knee().tokens()));
+    assertThat(batch.requests().stream().sorted(java.util.Comparator.comparingDouble(BatchFindings.Req::computeCpuMs)
+        .reversed()).limit(10).filter(r -> r.inputTokens() >= Analysis.LONG_INPUT))
         .as(text).hasSizeGreaterThanOrEqualTo(6); // 58% of these inputs are that long
     LogAnalysis.Garbled g = a.garbled();
     assertThat(g.outputFlagged()).as(text).isPositive();
     assertThat(g.inputFlag()).as(text).isEqualTo("bidi_control");
     assertThat(g.withInputFlag()).as(text).isEqualTo(g.outputFlagged());
+    // Field case 3: victims and the culprit named from the records, and the culprit's record is a long prompt.
+    assertThat(batch.victims()).as(text).isNotEmpty();
+    BatchFindings.Culprit culprit = batch.culprits().get(0);
+    assertThat(culprit.inputTokens()).as(text).isGreaterThanOrEqualTo(256);
+    assertThat(text).contains("3. Long prompts arriving while others decode inflate their TPOT",
+        "victim " + batch.victims().get(0).req().id() + ": ", "culprits: " + culprit.id() + " (",
+        "./trtrace find " + culprit.id() + " ");
     LogAnalysis.Rejected rejected = a.rejected();
     assertThat(rejected.count()).as(text).isPositive();
     assertThat(rejected.nearPeak()).as(text).isGreaterThanOrEqualTo((long) Math.ceil(0.8 * rejected.count()));
@@ -227,12 +240,48 @@ class DemoEndToEndTest {
         "./trtrace find " + rejected.example() + " ", "== trtrace stats ", "Slowest 10 requests");
     assertThat(Files.readString(o.log().resolveSibling("report.html"))).contains("<svg");
 
-    // One knee: the demo's conclusions and the 'trtrace stats' output it prints name the same token count.
+    // One wall-clock knee: wherever the demo and 'trtrace stats' name stats' knee, the same token count.
     Matcher m = KNEE.matcher(text);
     List<Long> knees = new ArrayList<>();
     while (m.find()) {
       knees.add(Long.parseLong((m.group(1) != null ? m.group(1) : m.group(2)).replace(",", "")));
     }
-    assertThat(knees).as(text).hasSizeGreaterThanOrEqualTo(3).containsOnly(Math.round(a.knee().tokens()));
+    if (a.knee().found()) {
+      assertThat(knees).as(text).hasSizeGreaterThanOrEqualTo(2).containsOnly(Math.round(a.knee().tokens()));
+    } else {
+      assertThat(knees).as(text).isEmpty();
+    }
+    launchLogAddsUpAndJoinsTheRecords(o.log());
+  }
+
+  /** Every launch's member shares add up to its CPU time; every batched record's launches are in the log. */
+  private static void launchLogAddsUpAndJoinsTheRecords(Path log) throws Exception {
+    Map<Long, JsonNode> launches = new java.util.HashMap<>();
+    for (String line : Files.readAllLines(DemoService.launchLog(log), StandardCharsets.UTF_8)) {
+      JsonNode l = JSON.readTree(line);
+      double shares = 0;
+      for (JsonNode member : l.path("members")) {
+        shares += member.path("cpu_share_ms").asDouble();
+      }
+      assertThat(shares).as(line).isCloseTo(l.path("cpu_ms").asDouble(), org.assertj.core.data.Offset.offset(1e-3));
+      assertThat(l.path("batch_size").asInt()).as(line).isEqualTo(l.path("members").size());
+      launches.put(l.path("launch_id").asLong(), l);
+    }
+    int batched = 0;
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      JsonNode r = JSON.readTree(line);
+      JsonNode attrs = r.path("attributes");
+      if (!attrs.has("batch.first_launch")) {
+        continue;
+      }
+      batched++;
+      String id = r.path("request_id").asText();
+      for (String key : List.of("batch.first_launch", "batch.last_launch")) {
+        JsonNode l = launches.get(attrs.path(key).asLong());
+        assertThat(l).as(id + " " + key).isNotNull();
+        assertThat(l.path("members").toString()).as(id).contains("\"request_id\":\"" + id + "\"");
+      }
+    }
+    assertThat(batched).isPositive();
   }
 }

@@ -43,9 +43,20 @@ class LoadGeneratorTest {
   }
 
   @Test
+  void longDocumentsArriveWhileChatsThatAnswerAtLengthDecode() {
+    List<LoadGenerator.Planned> chats = all.stream().filter(p -> p.maxTokens() == LoadGenerator.EPISODE_TOKENS).toList();
+    assertThat(chats).hasSize(LoadGenerator.EPISODES * LoadGenerator.EPISODE_CHATS).allMatch(p -> p.words() < 128);
+    for (LoadGenerator.Planned chat : chats) { // a document follows each chat within the gap (and a little)
+      assertThat(all).anyMatch(d -> d.words() >= 1900 && d.atNanos() > chat.atNanos()
+          && d.atNanos() - chat.atNanos() <= (LoadGenerator.EPISODE_GAP_MS + 20) * 1_000_000L);
+    }
+  }
+
+  @Test
   void thePlanIsRepeatableForASeedAndItsPromptsDoNotDependOnTheRate() {
     LoadGenerator.Plan again = LoadGenerator.plan(7, 400, 5, 60, Duration.ofMillis(100), 32);
-    assertThat(again.requests()).extracting(LoadGenerator.Planned::prompt)
-        .containsExactlyElementsOf(all.stream().map(LoadGenerator.Planned::prompt).toList());
+    java.util.Comparator<LoadGenerator.Planned> byIndex = java.util.Comparator.comparingInt(LoadGenerator.Planned::index);
+    assertThat(again.requests().stream().sorted(byIndex).map(LoadGenerator.Planned::prompt).toList())
+        .containsExactlyElementsOf(all.stream().sorted(byIndex).map(LoadGenerator.Planned::prompt).toList());
   }
 }

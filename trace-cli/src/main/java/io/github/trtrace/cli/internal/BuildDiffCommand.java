@@ -1,6 +1,9 @@
 package io.github.trtrace.cli.internal;
 
+import io.github.trtrace.tensorrt.model.build.BuildDiff;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,18 +26,18 @@ public final class BuildDiffCommand implements Callable<Integer>, Streams {
 
   @Override
   public Integer call() throws Exception {
-    BuildReportFile base = reports.readBaseline();
-    BuildReportFile cur = reports.readCurrent();
-    BuildRules.Diff d = BuildRules.diff(cur, base, BuildRules.Limits.ZERO);
+    BuildReport base = reports.readBaseline();
+    BuildReport cur = reports.readCurrent();
+    BuildDiff d = cur.diff(base);
     out.println("Build diff for " + cur.modelName() + ": " + reports.baseline + " -> " + reports.current);
-    section("Regressions", d.regressions().stream().map(BuildRules::line).toList());
-    section("Improvements", d.improvements().stream().map(BuildRules::line).toList());
+    section("Regressions", d.regressions().stream().map(BuildDiff.Regression::describe).toList());
+    section("Improvements", d.improvements().stream().map(BuildDiff.Improvement::describe).toList());
     section("Notes", d.notes());
     out.flush();
     return d.regressions().isEmpty() ? 0 : 1;
   }
 
-  private void section(String title, java.util.List<String> lines) {
+  private void section(String title, List<String> lines) {
     out.println(title + " (" + lines.size() + ")" + (lines.isEmpty() ? ": none" : ""));
     for (String l : lines) {
       out.println("  - " + l);

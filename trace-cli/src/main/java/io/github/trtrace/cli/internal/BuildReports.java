@@ -1,10 +1,14 @@
 package io.github.trtrace.cli.internal;
 
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.io.IOException;
 import java.nio.file.Path;
 import picocli.CommandLine.Parameters;
 
-/** The two build reports that {@code build-diff} and {@code gate} compare: their shared parameters (a picocli mixin). */
+/**
+ * The two build reports that {@code build-diff} and {@code gate} compare: their shared parameters (a picocli mixin),
+ * read with trace-tensorrt-model's {@code BuildReport}, whose rules ({@code BuildDiff}, {@code BuildGate}) both use.
+ */
 final class BuildReports {
   @Parameters(index = "0", paramLabel = "BASELINE", description = "The baseline build report.")
   Path baseline = Path.of("");
@@ -12,11 +16,13 @@ final class BuildReports {
   @Parameters(index = "1", paramLabel = "NEW", description = "The new build report.")
   Path current = Path.of("");
 
-  BuildReportFile readBaseline() throws IOException {
-    return BuildReportFile.read(baseline);
+  /** The baseline; a clear {@link IllegalArgumentException} naming the file when it is not a build report. */
+  BuildReport readBaseline() throws IOException {
+    return BuildReport.read(baseline);
   }
 
-  BuildReportFile readCurrent() throws IOException {
-    return BuildReportFile.read(current);
+  /** The new report, read as {@link #readBaseline()}. */
+  BuildReport readCurrent() throws IOException {
+    return BuildReport.read(current);
   }
 }

@@ -1,7 +1,7 @@
 package io.github.trtrace.cli.internal;
 
+import io.github.trtrace.tensorrt.model.build.BuildGate;
 import java.io.PrintStream;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -10,9 +10,10 @@ import picocli.CommandLine.Option;
 /** {@code trtrace gate <baseline.build.json> <new.build.json> [limits]}. */
 @Command(name = "gate", mixinStandardHelpOptions = true,
     description = {
-      "CI gate over TensorRT build reports: fails (exit code 1) when the new build regressed against",
-      "the baseline beyond the limits. Defaults are strict: no fusion-rate drop, 5 %% memory and plan",
-      "growth, no extra engine layers, no new warnings, errors or precision fallbacks."})
+      "CI gate over TensorRT build reports: fails (exit code 1) when the new build failed (whatever the",
+      "baseline did) or regressed against the baseline beyond the limits. Defaults are strict: no",
+      "fusion-rate drop, 5 %% memory and plan growth, no extra engine layers, no new warnings, errors or",
+      "precision fallbacks. The rules are the library's BuildGate."})
 public final class GateCommand implements Callable<Integer>, Streams {
   @Mixin BuildReports reports = new BuildReports();
 
@@ -46,21 +47,22 @@ public final class GateCommand implements Callable<Integer>, Streams {
 
   @Override
   public Integer call() throws Exception {
+    // the same checks as BuildGate.Builder's, worded with the option names the user typed
     nonNegative(maxFusionRateDrop, "--max-fusion-rate-drop");
     nonNegative(maxMemoryGrowth, "--max-memory-growth");
     nonNegative(maxPlanGrowth, "--max-plan-growth");
     if (maxEngineLayerGrowth < 0) {
       throw new IllegalArgumentException("--max-engine-layer-growth must be >= 0: " + maxEngineLayerGrowth);
     }
-    BuildReportFile base = reports.readBaseline();
-    BuildReportFile cur = reports.readCurrent();
-    BuildRules.Diff d = BuildRules.diff(cur, base,
-        new BuildRules.Limits(maxFusionRateDrop, maxMemoryGrowth, maxPlanGrowth, maxEngineLayerGrowth));
-    List<BuildRules.Change> failures = BuildRules.failures(d, allowNewWarnings, allowPrecisionFallbacks, allowNewErrors);
-    out.println(BuildRules.gateMessage(cur.modelName(), failures, d));
+    BuildGate gate = BuildGate.builder().maxFusionRateDrop(maxFusionRateDrop).maxMemoryGrowth(maxMemoryGrowth)
+        .maxPlanGrowth(maxPlanGrowth).maxEngineLayerGrowth(maxEngineLayerGrowth).allowNewWarnings(allowNewWarnings)
+        .allowPrecisionFallbacks(allowPrecisionFallbacks).allowNewErrors(allowNewErrors).build();
+    BuildGate.GateResult r = gate.check(reports.readCurrent(), reports.readBaseline());
+    out.println(r.message());
     out.flush();
-    return failures.isEmpty() ? 0 : 1;
+    return r.passed() ? 0 : 1;
   }
+
 
   private static void nonNegative(double v, String name) {
     if (!(v >= 0) || Double.isInfinite(v)) {

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * build-diff and gate on report files in trace-tensorrt's JSON shape: the same cases as
- * trace-tensorrt's BuildDiffAndGateTest (same messages), and its real captured H200 report.
+ * build-diff and gate on report files in the JSON shape trace-tensorrt writes: the same cases as
+ * trace-tensorrt-model's BuildDiffAndGateTest (same messages), and its real captured H200 report.
  */
 class BuildCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -145,7 +145,11 @@ class BuildCommandsTest {
     Cli gate = Cli.run("gate", write("passing.json", passing).toString(), failedFile.toString());
     assertThat(gate.code()).isEqualTo(1);
     assertThat(gate.out()).contains("Build gate failed for gpucheck-tiny", "NEW_ERROR: new error:", "Error Code 6");
-    assertThat(Cli.run("gate", failedFile.toString(), failedFile.toString()).code()).isZero();
+    // failed against failed: no change for build-diff, but never a pass for the gate (GateVerdictParityTest says why)
+    assertThat(Cli.run("build-diff", failedFile.toString(), failedFile.toString()).code()).isZero();
+    Cli bothFailed = Cli.run("gate", failedFile.toString(), failedFile.toString());
+    assertThat(bothFailed.code()).isEqualTo(1);
+    assertThat(bothFailed.out()).contains("STATUS: the build failed (the baseline failed too): ");
   }
 
   @Test

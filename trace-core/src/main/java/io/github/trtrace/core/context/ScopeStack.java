@@ -130,12 +130,13 @@ final class ScopeStack {
       return;
     }
     Frame f = top.get();
-    if (f != frame) {
-      misuse(frame,
-          "RequestContext scope closed out of order: scopes opened inside it are closed with it ({})",
-          frame.context());
-    }
+    // Each scope left open inside the closed one is the misuse, reported where it was opened (the closed
+    // one may be a tracer's own scope around a run/call body: its stack says nothing of the leak).
     while (f != null && f != frame) {
+      misuse(f,
+          "RequestContext scope left open inside another scope ({}) that was closed: closed with it ({})",
+          frame.context(),
+          f.context());
       f.release();
       f = f.parent;
     }

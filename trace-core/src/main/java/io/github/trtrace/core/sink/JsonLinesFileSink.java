@@ -218,6 +218,34 @@ public final class JsonLinesFileSink implements RecordSink {
     }
   }
 
+  static {
+    io.github.trtrace.core.internal.batch.LaunchLog.install((sink, line) -> ((JsonLinesFileSink) sink).writeLine(line));
+  }
+
+  /**
+   * Buffers one pre-encoded JSON line (the launch log's), exactly as a record's: same buffering, flush
+   * interval, rotation, durability and counters.
+   */
+  private void writeLine(CharSequence encoded) throws IOException {
+    if (closed) {
+      linesLost++;
+      throw new IOException(name + " is closed; 1 line not written");
+    }
+    try {
+      ensureOpen();
+      text.setLength(0);
+      text.append(encoded);
+      append();
+      if (System.nanoTime() - lastFlushNanos >= flushIntervalNanos) {
+        flushAndSync();
+      }
+    } catch (IOException e) {
+      throw failure(e, 1);
+    } catch (RuntimeException e) {
+      throw failure(new IOException(e.toString(), e), 1);
+    }
+  }
+
   /** Writes buffered lines to the file, and forces them to the device when fsync is on. */
   @Override
   public void flush() throws IOException {

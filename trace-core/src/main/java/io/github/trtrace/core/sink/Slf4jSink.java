@@ -19,7 +19,8 @@ import org.slf4j.spi.LoggingEventBuilder;
 /**
  * Writes each record as one SLF4J event with one key-value pair per record field, so the host's
  * logging backend (Logback, Log4j2, ...) and its structured encoder decide the format. Field names,
- * order and sanitising are those of {@link RecordConvention}, as in the JSON Lines file; flags are
+ * order and sanitising are those of {@link RecordConvention}, as in the JSON Lines file (control and
+ * format characters arrive escaped as text, since a backend's plain-text layout writes values as they are); flags are
  * lists of names, events and layers lists of compact strings, user attributes keys {@code
  * attributes.<key>}. The message reads
  * {@code inference request_id=... status=... latency_ms=...} for plain-text layouts.
@@ -76,7 +77,8 @@ public final class Slf4jSink implements RecordSink {
 
   private static void log(LoggingEventBuilder e, InferenceRecord r) {
     RecordConvention.visit(r, new KeyValues(e));
-    e.log("inference request_id={} status={} latency_ms={}", r.requestId(), r.status().wireName(), r.latencyMs());
+    e.log("inference request_id={} status={} latency_ms={}", RecordConvention.text(r.requestId()), r.status().wireName(),
+        r.latencyMs());
   }
 
   /** The convention's fields as SLF4J key-value pairs. */

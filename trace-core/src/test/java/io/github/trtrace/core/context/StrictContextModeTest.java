@@ -69,6 +69,24 @@ class StrictContextModeTest {
     assertThat(RequestContext.current().requestId()).isNull();
   }
 
+  /** Issue 19 item 3: reported against the leaked scope, not the tracer's own scope around the body. */
+  @Test
+  void aScopeLeftOpenInsideATracerRunIsReportedWhereItWasOpened() {
+    long before = ScopeStack.strictReports();
+    try (io.github.trtrace.core.InferenceTracer tracer =
+        io.github.trtrace.core.InferenceTracer.builder()
+            .sink(io.github.trtrace.core.sink.RecordSink.named("none", batch -> {}))
+            .build()) {
+      tracer.run("m", "req-outer", t -> openLeakyScope());
+      assertThat(ScopeStack.strictReports()).isEqualTo(before + 1);
+      ILoggingEvent e = onlyStrictEvent();
+      assertThat(e.getFormattedMessage()).contains("req-leaked-scope");
+      assertThat(openingFrames(e)).anyMatch(f -> f.contains("openLeakyScope"));
+      assertThat(RequestContext.current().requestId()).isNull();
+      assertThat(MDC.get("request_id")).isNull();
+    }
+  }
+
   private static RequestContext.Scope openLeakyScope() {
     return RequestContext.with("req-leaked-scope").open();
   }

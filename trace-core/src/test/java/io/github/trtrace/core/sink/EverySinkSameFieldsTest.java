@@ -33,7 +33,9 @@ import org.slf4j.event.KeyValuePair;
  * Every sink writes the same fields with the same values for the same adversarial record: names,
  * order and sanitising come from {@link RecordConvention} alone. Values are normalised to Java types
  * (text, Long, Double, lists) and attributes flattened to {@code attributes.<key>}; events and layers
- * to their compact form, the one SLF4J writes.
+ * to their compact form, the one SLF4J writes. Control and format characters are the one difference,
+ * and the convention's too: the JSON line carries them as JSON escapes (parsed back to the character),
+ * every other output as the escape's text.
  */
 class EverySinkSameFieldsTest {
   private static final String NASTY = "a\u0000b\r\nc\u202Ed\uD800e\u001b[31m\"\\";
@@ -80,10 +82,14 @@ class EverySinkSameFieldsTest {
     return name + '=' + (Double.isNaN(ms) ? "?" : String.valueOf(ms)) + "ms/" + (invocations < 0 ? "?" : invocations);
   }
 
-  /** The record as the convention hands it to every output: what the in-memory sink's record means. */
-  private static Map<String, Object> viaConvention(InferenceRecord r) {
+  /**
+   * The record as the convention hands it to an output that escapes control and format characters
+   * itself ({@code json}) or not: what the in-memory sink's record means.
+   */
+  private static Map<String, Object> viaConvention(InferenceRecord r, boolean json) {
     Map<String, Object> out = new LinkedHashMap<>();
     RecordConvention.visit(r, new RecordConvention.FieldVisitor() {
+      @Override public boolean escapesInvisible() { return json; }
       @Override public void timestamp(String name, Instant value) {
         out.put(name, RecordConvention.formatTimestamp(value));
       }
@@ -170,10 +176,16 @@ class EverySinkSameFieldsTest {
 
     CapturingSink memory = CapturingSink.create();
     memory.write(List.of(r));
-    Map<String, Object> fromMemory = viaConvention(memory.records().get(0));
+    Map<String, Object> fromMemory = viaConvention(memory.records().get(0), false);
 
-    assertThat(fromSlf4j).containsExactlyEntriesOf(fromFile);
-    assertThat(fromMemory).containsExactlyEntriesOf(fromFile);
+    assertThat(fromSlf4j).containsExactlyEntriesOf(fromMemory);
+    assertThat(viaConvention(memory.records().get(0), true)).containsExactlyEntriesOf(fromFile);
+    assertThat(fromSlf4j).hasSameSizeAs(fromFile);
+    // the same text, control and format characters as escapes' text where the output is not JSON
+    assertThat(fromFile.get(RecordConvention.FINISH_REASON)).isEqualTo("a\u0000b\r\nc\u202Ed\uFFFDe\u001b[31m\"\\");
+    assertThat(fromSlf4j.get(RecordConvention.FINISH_REASON))
+        .isEqualTo("a\\u0000b\\u000d\\u000ac\\u202ed\uFFFDe\\u001b[31m\"\\");
+    assertThat(fromSlf4j.get("attributes.tenant\\u0007")).isEqualTo(fromSlf4j.get(RecordConvention.FINISH_REASON));
 
     // and the sanitising did happen
     assertThat(fromFile.get(RecordConvention.TIMESTAMP)).isEqualTo("9999-12-31T23:59:59.999999Z");

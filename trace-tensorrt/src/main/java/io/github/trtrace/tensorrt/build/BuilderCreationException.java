@@ -1,5 +1,7 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.model.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildFailureDiagnosis;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * PlanWriter.Written w = PlanWriter.write(PlanWriter.Source.of(size, (off, len) -> slice(off, len)), planPath);
- * reportBuilder.planDigest(w.digest(), w.bytes());
+ * reportBuilder.planBytes(w.bytes()); // then BuildFingerprint.of(w.digest(), report) once the report is known
  * }</pre>
  */
 final class PlanWriter {
@@ -64,8 +65,8 @@ final class PlanWriter {
    * What was written.
    *
    * @param bytes plan size
-   * @param digest SHA-256 fed the plan bytes, not finished (see {@link BuildReport#fingerprint(MessageDigest,
-   *     String, String, String, boolean, java.util.List)})
+   * @param digest SHA-256 fed the plan bytes, not finished (see {@link BuildFingerprint#of(MessageDigest,
+   *     io.github.trtrace.tensorrt.model.build.BuildReport)})
    * @param chunks how many slices were read
    */
   public record Written(long bytes, MessageDigest digest, long chunks) {}
@@ -82,7 +83,7 @@ final class PlanWriter {
     if (chunkBytes < 1) {
       throw new IllegalArgumentException("chunkBytes must be >= 1: " + chunkBytes);
     }
-    MessageDigest sha = BuildReport.sha256();
+    MessageDigest sha = BuildFingerprint.sha256();
     long size = source.size();
     long chunks = 0;
     Path partial = file == null ? null : file.resolveSibling(file.getFileName() + ".partial");

@@ -1,15 +1,15 @@
 package io.github.trtrace.tensorrt.build;
 
-import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
+import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildFailureDiagnosis;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts;
 import io.github.trtrace.tensorrt.doctor.TensorRtDoctor;
-import io.github.trtrace.tensorrt.internal.build.EngineInspection;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.build.EngineInspection;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
-import io.github.trtrace.tensorrt.internal.shim.ProgressBar;
-import io.github.trtrace.tensorrt.internal.shim.ProgressEvent;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.ShimProgressMonitor;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -146,35 +147,30 @@ public final class TracedBuilder implements AutoCloseable {
   public Result build(String modelName, INetworkDefinition network, IBuilderConfig config, @Nullable Path planPath)
       throws IOException {
     List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
-    List<ProgressEvent> progress = new ArrayList<>();
     ShimProgressMonitor monitor = ShimProgressMonitor.create();
     config.setProfilingVerbosity(nvinfer.ProfilingVerbosity.kDETAILED);
     config.setProgressMonitor(monitor.asTensorRt());
     recorder.drain(); // errors of earlier calls are not this build's
     recorder.clear(); // no TensorRT call runs now: empty TensorRT's view so each build has the full capacity
     running = monitor;
-    ProgressPrinter printer = progressOut == null ? null : new ProgressPrinter(monitor, progressOut, progress);
+    BuildProgress progress = new BuildProgress(monitor, progressOut, progressOut == null ? 20 : 200);
     long t0 = System.nanoTime();
     long t1;
     IHostMemory plan;
     try (TrtLogPipeline.Capture scope = pipeline.openCapture("build:" + modelName, events::add)) {
-      if (printer != null) {
-        printer.start();
-      }
+      progress.start();
       plan = builder.buildSerializedNetwork(network, config);
     } finally {
       t1 = System.nanoTime();
-      if (printer != null) {
-        printer.finish();
-      }
+      progress.finish();
       running = null;
       config.setProgressMonitor(null);
-      progress.addAll(monitor.drain());
       monitor.close();
     }
     List<RecordedError> errors = recorder.drain();
     BuildReport.Builder r = environment(modelName, config, network).buildMs((t1 - t0) / 1e6);
-    BuildPhases.topLevel(progress, t1).forEach(p -> r.phase(p.name(), p.ms()));
+    progress.topLevel(t1).forEach(p -> r.phase(p.name(), p.ms()));
+    r.progressEventsDropped(progress.dropped());
     List<TrtLogEvent> log = List.copyOf(events);
     byte[] bytes = null;
     Path written = null;
@@ -184,6 +180,7 @@ public final class TracedBuilder implements AutoCloseable {
       BuildReport failed = BuildReport.failed(modelName, log, errors);
       report = r.status(BuildReport.Status.FAILED).fromBuildLog(log, errors).diagnosis(failed.diagnosis()).build();
     } else {
+      MessageDigest digest;
       // The plan stays in TensorRT's memory: streamed to its file and hashed in chunks, inspected in
       // place, copied to a Java array only when no file was asked for (and it fits one).
       try {
@@ -191,8 +188,9 @@ public final class TracedBuilder implements AutoCloseable {
         Pointer data = plan.data();
         PlanWriter.Written w = PlanWriter.write(nativeSource(data, size), planPath);
         written = planPath;
-        r.fromBuildLog(log, errors).planDigest(w.digest(), w.bytes());
+        r.fromBuildLog(log, errors).planBytes(w.bytes());
         inspect(data, size, r);
+        digest = w.digest();
         if (planPath == null) {
           if (size <= MAX_ARRAY_PLAN) {
             bytes = new byte[(int) size];
@@ -205,7 +203,8 @@ public final class TracedBuilder implements AutoCloseable {
       } finally {
         TensorRtObjects.destroy(plan);
       }
-      report = r.build();
+      BuildReport unsigned = r.build(); // the fingerprint covers the precision the inspection found
+      report = unsigned.toBuilder().engineFingerprint(BuildFingerprint.of(digest, unsigned)).build();
     }
     if (planPath != null) {
       report.write(reportPath(planPath));
@@ -236,7 +235,7 @@ public final class TracedBuilder implements AutoCloseable {
         .tensorrtVersion(environment.tensorrtVersion())
         .gpu(gpu == null ? null : gpu.name(), gpu == null ? null : gpu.computeCapability())
         .driverVersion(environment.driverVersion())
-        .cudaRuntimeVersion(environment.cudaRuntimeVersion() < 0 ? null : DoctorAdvice.cudaVersion(environment.cudaRuntimeVersion()))
+        .cudaRuntimeVersion(environment.cudaRuntime())
         .stronglyTyped(alwaysStronglyTyped());
   }
 
@@ -297,56 +296,5 @@ public final class TracedBuilder implements AutoCloseable {
   public void close() {
     TensorRtObjects.destroy(builder);
     recorder.close();
-  }
-
-  /** Drains the monitor while the build runs and redraws the bar; keeps the drained events. */
-  private static final class ProgressPrinter extends Thread {
-    private final ShimProgressMonitor monitor;
-    private final PrintStream out;
-    private final List<ProgressEvent> sink;
-    private final ProgressBar bar = ProgressBar.create(40);
-    private volatile boolean done;
-
-    ProgressPrinter(ShimProgressMonitor monitor, PrintStream out, List<ProgressEvent> sink) {
-      super("trtrace-build-progress");
-      setDaemon(true);
-      this.monitor = monitor;
-      this.out = out;
-      this.sink = sink;
-    }
-
-    @Override
-    public void run() {
-      while (!done) {
-        drawOnce();
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    private synchronized void drawOnce() {
-      List<ProgressEvent> events = monitor.drain();
-      if (!events.isEmpty()) {
-        sink.addAll(events);
-        bar.acceptAll(events);
-        out.print("\r" + bar.render());
-        out.flush();
-      }
-    }
-
-    void finish() {
-      done = true;
-      interrupt();
-      try {
-        join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      drawOnce();
-      out.println();
-    }
   }
 }

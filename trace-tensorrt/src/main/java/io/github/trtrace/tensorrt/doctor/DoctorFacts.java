@@ -1,6 +1,5 @@
 package io.github.trtrace.tensorrt.doctor;
 
-import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -8,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Raw facts about the environment, filled by {@link TensorRtDoctor#probe()} (the only class that touches
- * JavaCPP); plain data so the rules in {@link DoctorAdvice} run anywhere. Unknown values are null
+ * JavaCPP); plain data so the rules ({@link DoctorReport#evaluate}) run anywhere. Unknown values are null
  * ({@code -1} for versions, an empty list for GPUs); a null {@code Boolean} means "not checked".
  *
  * <pre>{@code
@@ -103,6 +102,11 @@ public record DoctorFacts(
     public String sm() {
       return "sm" + computeCapability.replace(".", "");
     }
+  }
+
+  /** The CUDA runtime version as {@code major.minor} ({@code 13000} is {@code 13.0}), or null when unknown. */
+  public @Nullable String cudaRuntime() {
+    return cudaRuntimeVersion < 0 ? null : DoctorAdvice.cudaVersion(cudaRuntimeVersion);
   }
 
   /** A builder with everything unknown. */

@@ -2,7 +2,6 @@ package io.github.trtrace.tensorrt.doctor;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -15,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * JSON.
  *
  * <pre>{@code
- * DoctorReport report = DoctorAdvice.evaluate(facts);
+ * DoctorReport report = DoctorReport.evaluate(facts);   // or TensorRtDoctor.report(), which probes first
  * System.out.println(report.toText());
  * System.exit(report.worst() == DoctorReport.Status.FAIL ? 1 : 0);
  * }</pre>
@@ -54,6 +53,14 @@ public final class DoctorReport {
   private DoctorReport(@Nullable DoctorFacts facts, List<Finding> findings) {
     this.facts = facts;
     this.findings = List.copyOf(findings);
+  }
+
+  /**
+   * What {@code facts} mean: every rule of the doctor, in the order platform, tensorrt, cuda, gpu, builder_resource,
+   * builder_creation, nvml, native_shim, each a finding with advice. Pure: probes nothing.
+   */
+  public static DoctorReport evaluate(DoctorFacts facts) {
+    return DoctorAdvice.evaluate(facts);
   }
 
   /** A report of {@code findings}, in order, without facts. */

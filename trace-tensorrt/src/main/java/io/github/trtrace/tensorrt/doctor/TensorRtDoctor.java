@@ -1,11 +1,11 @@
+// Over 400 lines: the probes of every fact the doctor reports (TensorRT, CUDA, GPUs, builder resource, NVML, shim), each guarded for a missing library; the rules are in DoctorAdvice.
 package io.github.trtrace.tensorrt.doctor;
 
 import io.github.trtrace.core.gpu.GpuMetricsSource;
 import io.github.trtrace.tensorrt.doctor.DoctorFacts.Gpu;
-import io.github.trtrace.tensorrt.internal.doctor.DoctorAdvice;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TensorRtLogger;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import io.github.trtrace.tensorrt.nvml.NvmlMetricsSource;
@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * Probes the environment a TensorRT service runs in, through JavaCPP, and fills {@link DoctorFacts}:
  * TensorRT version (or why it does not load), CUDA runtime and driver versions, GPUs with their compute
  * capability and memory, whether engines can be built on this GPU (the per-SM builder resource library),
- * NVML access and the trtrace native shim. What the facts mean is decided by {@link DoctorAdvice}; the
+ * NVML access and the trtrace native shim. What the facts mean is decided by {@link DoctorReport#evaluate}; the
  * output is a {@link DoctorReport}. This is the only class of the package that touches JavaCPP.
  *
  * <p>Whether a builder can be created is tried only with a logger: TensorRT keeps the first logger of a

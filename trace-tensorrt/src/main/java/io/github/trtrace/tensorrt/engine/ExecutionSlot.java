@@ -1,6 +1,6 @@
 package io.github.trtrace.tensorrt.engine;
 
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import java.util.List;
 

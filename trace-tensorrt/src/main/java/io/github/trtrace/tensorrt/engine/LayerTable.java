@@ -1,7 +1,7 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.util.Locale;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,12 +1,13 @@
+// Over 400 lines: the engine's public surface (builder with its options, request and infer forms, the close protocol) with the javadoc each needs; execution itself is in TracedExecution.
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.DeviceMemory;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;

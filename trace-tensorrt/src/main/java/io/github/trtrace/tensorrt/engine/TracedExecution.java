@@ -2,12 +2,12 @@ package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Stage;
-import io.github.trtrace.tensorrt.build.BuildReport;
-import io.github.trtrace.tensorrt.log.RecordedError;
-import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
-import io.github.trtrace.tensorrt.log.TrtLogEvent;
-import io.github.trtrace.tensorrt.log.TrtLogKind;
-import io.github.trtrace.tensorrt.log.TrtSeverity;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogKind;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

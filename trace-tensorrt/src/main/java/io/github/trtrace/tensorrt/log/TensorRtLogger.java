@@ -1,5 +1,6 @@
 package io.github.trtrace.tensorrt.log;
 
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Objects;

@@ -1,8 +1,12 @@
+// Over 400 lines: one job (a TensorRT line from callback to listeners: scope attribution, redaction, rate limiting, printing) whose parts share the hot path's state.
 package io.github.trtrace.tensorrt.log;
 
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogKind;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
-import io.github.trtrace.tensorrt.internal.log.TrtLogClassifier;
+import io.github.trtrace.tensorrt.model.log.TrtLogClassifier;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

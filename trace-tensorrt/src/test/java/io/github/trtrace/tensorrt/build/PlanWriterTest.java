@@ -1,5 +1,7 @@
 package io.github.trtrace.tensorrt.build;
 
+import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,14 +32,13 @@ class PlanWriterTest {
     assertThat(Files.readAllBytes(file)).isEqualTo(plan);
     assertThat(Files.exists(dir.resolve("m.plan.partial"))).isFalse();
     List<String> flags = List.of("FP16", "TF32");
-    String streamed = BuildReport.fingerprint(w.digest(), "10.6.0", "9.0", "fp16", false, flags);
-    assertThat(streamed).isEqualTo(BuildReport.fingerprint(plan, "10.6.0", "9.0", "fp16", false, flags));
-    // and through the report builder, which must not consume the digest it was given
+    String streamed = BuildFingerprint.of(w.digest(), "10.6.0", "9.0", "fp16", false, flags);
+    assertThat(streamed).isEqualTo(BuildFingerprint.of(plan, "10.6.0", "9.0", "fp16", false, flags));
+    // and from the settings a report records, as TracedBuilder signs its report
     BuildReport.Builder b = BuildReport.builder("m").tensorrtVersion("10.6.0").gpu("H200", "9.0").precision("fp16");
     flags.forEach(b::builderFlag);
-    BuildReport.Builder withDigest = b.planDigest(PlanWriter.write(over(plan), null, 1 << 20).digest(), plan.length);
-    assertThat(withDigest.build().engineFingerprint()).isEqualTo(streamed).isEqualTo(withDigest.build().engineFingerprint());
-    assertThat(withDigest.build().planBytes()).isEqualTo(plan.length);
+    BuildReport report = b.planBytes(plan.length).build();
+    assertThat(BuildFingerprint.of(PlanWriter.write(over(plan), null, 1 << 20).digest(), report)).isEqualTo(streamed);
   }
 
   @Test
@@ -73,6 +74,6 @@ class PlanWriterTest {
     assertThat(next[0]).isEqualTo(size);
     assertThat(last[0]).isEqualTo(4099);
     assertThat(w.chunks()).isEqualTo(257);
-    assertThat(BuildReport.fingerprint(w.digest(), null, null, null, false, List.of())).hasSize(64);
+    assertThat(BuildFingerprint.of(w.digest(), null, null, null, false, List.of())).hasSize(64);
   }
 }

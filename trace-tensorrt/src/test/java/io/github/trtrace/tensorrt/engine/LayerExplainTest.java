@@ -2,7 +2,7 @@ package io.github.trtrace.tensorrt.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.trtrace.tensorrt.build.BuildReport;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -10,7 +10,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
 import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.testing.InMemorySink;

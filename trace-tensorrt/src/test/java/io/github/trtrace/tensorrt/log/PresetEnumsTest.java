@@ -1,5 +1,7 @@
 package io.github.trtrace.tensorrt.log;
 
+import io.github.trtrace.tensorrt.model.log.TrtErrorCode;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.bytedeco.tensorrt.global.nvinfer;

@@ -1,9 +1,12 @@
 package io.github.trtrace.tensorrt.log;
 
+import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
+import io.github.trtrace.tensorrt.model.log.TrtLogKind;
+import io.github.trtrace.tensorrt.model.log.TrtSeverity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import io.github.trtrace.tensorrt.Fixtures;
+import io.github.trtrace.tensorrt.LogFixtures;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.event.Level;
 
 class TrtLogPipelineTest {
-  private static final String KLIB_ERROR = Fixtures.logLines(Fixtures.PTX_AS_SM90).get(5).message();
-  private static final String MEM_INFO = Fixtures.logLines(Fixtures.MISSING_SM90).get(0).message();
-  private static final String VERBOSE_LINE = Fixtures.logLines(Fixtures.MISSING_SM90).get(1).message();
+  private static final String KLIB_ERROR = LogFixtures.messages(LogFixtures.PTX_AS_SM90).get(5);
+  private static final String MEM_INFO = LogFixtures.messages(LogFixtures.MISSING_SM90).get(0);
+  private static final String VERBOSE_LINE = LogFixtures.messages(LogFixtures.MISSING_SM90).get(1);
 
   private record Printed(Level level, String text) {}
 

@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sink failures: every {@link Exception} and {@link Error} a sink throws is counted and logged,
  * and the sink gets the next batch, including {@link StackOverflowError} and {@link
- * OutOfMemoryError}, which in a sink are almost always local to the batch. Any other {@link
+ * OutOfMemoryError}, which in a sink are almost always local to the batch; on the worker itself they
+ * cost the records it held, counted lost per sink, and the worker goes on ({@code survive}). Any other {@link
  * VirtualMachineError} means the JVM itself is broken: the dispatcher then stops (later offers are
  * counted as dropped after close), closes every sink that still answers, and the error is rethrown
  * to the thread's uncaught-exception handler.
@@ -122,6 +123,12 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   private long lastReportedDrops;
   /** The worker's: what {@link #take} has polled and not yet built. */
   private Object[] taken = new Object[64];
+  /** Worker only: records taken out of a queue that not every sink has been handed yet. */
+  private int held;
+  /** Worker only: the sinks {@link #dispatch} has handed the current batch so far. */
+  private int handedTo;
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived. */
+  private final LongAdder workerErrors = new LongAdder();
 
   private final AtomicBoolean closeCalled = new AtomicBoolean();
   private volatile long closeDeadlineNanos;
@@ -462,37 +469,41 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     boolean dirty = false;
     try {
       while (!closing) {
-        if (!flushRequests.isEmpty()) {
-          serveFlushRequests(batch);
-          dirty = false;
-          lastFlush = System.nanoTime();
-          continue;
-        }
-        // Take records out of the queue only when a sink can take them: while every sink is stuck
-        // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
-        boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
-        if (closing) {
-          break; // close began while waiting for the sinks: what is queued is its business now
-        }
-        int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
-        if (n > 0) {
-          dispatch(batch);
-          dirty = true;
-        }
-        long now = System.nanoTime();
-        if (dirty && now - lastFlush >= flushIntervalNanos) {
-          flushSinks(Long.MAX_VALUE);
-          dirty = false;
-          lastFlush = now;
-        }
-        if (now - lastDropCheck >= DROP_CHECK_NANOS) {
-          reportDrops();
-          lastDropCheck = now;
-        }
-        if (!ready) {
-          LockSupport.parkNanos(this, STUCK_POLL_NANOS);
-        } else if (n == 0) {
-          park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
+        try {
+          if (!flushRequests.isEmpty()) {
+            serveFlushRequests(batch);
+            dirty = false;
+            lastFlush = System.nanoTime();
+            continue;
+          }
+          // Take records out of the queue only when a sink can take them: while every sink is stuck
+          // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
+          boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
+          if (closing) {
+            break; // close began while waiting for the sinks: what is queued is its business now
+          }
+          int n = ready ? fill(batch, Long.MAX_VALUE, Long.MAX_VALUE) : 0;
+          if (n > 0) {
+            dispatch(batch);
+            dirty = true;
+          }
+          long now = System.nanoTime();
+          if (dirty && now - lastFlush >= flushIntervalNanos) {
+            flushSinks(Long.MAX_VALUE);
+            dirty = false;
+            lastFlush = now;
+          }
+          if (now - lastDropCheck >= DROP_CHECK_NANOS) {
+            reportDrops();
+            lastDropCheck = now;
+          }
+          if (!ready) {
+            LockSupport.parkNanos(this, STUCK_POLL_NANOS);
+          } else if (n == 0) {
+            park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
+          }
+        } catch (OutOfMemoryError | StackOverflowError e) {
+          survive(e, batch);
         }
       }
       Throwable sinkFatal = fatal;
@@ -520,6 +531,47 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       }
       terminated.countDown();
     }
+  }
+
+  /**
+   * An OutOfMemoryError or StackOverflowError on the worker costs the records it held, not tracing for
+   * the rest of the process (as Log4j2's async logger, whose handler logs and takes the next event): the
+   * records out of the queue that a sink was not handed are counted lost for that sink ({@code
+   * lostFailed}, with a failure and the error as {@code lastError}), the worker lets go of them, pauses
+   * (a heap still full gets time to be collected, and a repeating error does not spin) and goes on. An
+   * OutOfMemoryError is most often one huge allocation or a passing peak; other JVM errors still stop
+   * the dispatcher (see the class comment).
+   */
+  private void survive(VirtualMachineError e, List<InferenceRecord> batch) {
+    int lost = held;
+    batch.clear();
+    for (int i = 0; i < taken.length; i++) {
+      Object r = taken[i];
+      if (r instanceof PendingRecord) {
+        ((PendingRecord) r).discard();
+      }
+      taken[i] = null;
+    }
+    for (int i = handedTo; i < sinks.length; i++) {
+      sinks[i].lostByWorker(lost, e);
+    }
+    held = 0;
+    handedTo = 0;
+    workerErrors.increment();
+    try {
+      LOG.error("trtrace dispatcher worker survived {}; {} records lost, tracing goes on", e, lost);
+    } catch (Throwable ignored) {
+      // logging needs memory too: the counters above hold the facts
+    }
+    LockSupport.parkNanos(this, WORKER_ERROR_PAUSE_NANOS);
+  }
+
+  /** How long the worker pauses after surviving an OutOfMemoryError or StackOverflowError. */
+  private static final long WORKER_ERROR_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
+  long workerErrors() {
+    return workerErrors.sum();
   }
 
   private void park(long nanos) {
@@ -557,6 +609,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       }
       out[n++] = r;
     }
+    held += n;
     if (n > 0) {
       releaseWaiters();
     }
@@ -605,7 +658,10 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
       if (!s.offerWrite(shared, exportTimeoutNanos)) {
         s.missed(n, exportTimeoutNanos);
       }
+      handedTo++;
     }
+    held -= n;
+    handedTo = 0;
     if (closePhase) {
       drainedOnClose += n;
     }

@@ -205,6 +205,19 @@ final class SinkSlot {
     }
   }
 
+  /** Records the dispatcher's worker lost to an OutOfMemoryError or StackOverflowError before handing them here. */
+  void lostByWorker(int n, Throwable error) {
+    lock.lock();
+    try {
+      lostFailed += n;
+      lostBeforeSink += n;
+      failures++;
+      lastError = "dispatcher worker: " + error;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A batch this sink did not get: it was still busy after the export timeout, or it is dead. */
   void missed(int n, long exportTimeoutNanos) {
     boolean logNow;

@@ -60,8 +60,8 @@ public final class InputInspector {
       }
       if (UnicodeChars.isControl(c)) {
         mask |= bit(InputFlag.CONTROL_CHAR);
-      } else if (c < 0x00AD) {
-        continue;
+      } else if (!Character.isSurrogate(c) && !flagged(c)) {
+        continue; // one table lookup for every other char of the BMP
       } else if (Character.isHighSurrogate(c)) {
         if (i + 1 < n && Character.isLowSurrogate(raw.charAt(i + 1))) {
           int cp = Character.toCodePoint(c, raw.charAt(++i)); // a valid pair
@@ -91,6 +91,28 @@ public final class InputInspector {
       }
     }
     return BY_MASK[mask];
+  }
+
+  /**
+   * Bit {@code c} set for the BMP chars that raise a flag of their own (bidi, zero-width, invisible
+   * format; controls and surrogates are tested before): the rule of {@link UnicodeChars}, made once from
+   * the JDK's Unicode database.
+   */
+  private static final long[] FLAGGED = flaggedChars();
+
+  private static long[] flaggedChars() {
+    long[] bits = new long[1 << 10];
+    for (int c = 0; c <= 0xFFFF; c++) {
+      char ch = (char) c;
+      if (UnicodeChars.isBidiControl(ch) || UnicodeChars.isZeroWidth(ch) || UnicodeChars.isInvisibleFormat(c)) {
+        bits[c >>> 6] |= 1L << c;
+      }
+    }
+    return bits;
+  }
+
+  private static boolean flagged(char c) {
+    return (FLAGGED[c >>> 6] & (1L << c)) != 0;
   }
 
   private static int bit(InputFlag f) {

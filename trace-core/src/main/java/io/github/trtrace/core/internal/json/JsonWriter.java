@@ -14,7 +14,10 @@ import org.jspecify.annotations.Nullable;
  * and {@code \}, every C0/C1 control character, DEL, U+2028/U+2029 and every invisible format
  * character (Unicode category Cf: the bidirectional controls U+061C, U+200E/F, U+202A..U+202E,
  * U+2066..U+2069, the zero-width U+200B..U+200D, U+2060, U+FEFF, and the rest, such as U+00AD,
- * U+180E, U+206A..U+206F, U+FFF9..U+FFFB) are written as a JSON backslash-u escape with four hex digits; unpaired UTF-16 surrogates become U+FFFD; strings longer
+ * U+180E, U+206A..U+206F, U+FFF9..U+FFFB, in every plane: the tag characters U+E0001, U+E0020..U+E007F,
+ * U+1D173..U+1D17A, U+1BCA0..U+1BCA3, U+13430..U+1343F) are written as a JSON backslash-u escape with
+ * four hex digits (a supplementary one as the escapes of its two UTF-16 chars, as JSON spells it); the
+ * rule is {@link UnicodeChars#isEscaped(int)}; unpaired UTF-16 surrogates become U+FFFD; strings longer
  * than the maximum length are cut at a code-point boundary and end with {@code …}, so that a written
  * string is never longer than the maximum (in UTF-16 chars, the marker included).
  *
@@ -269,7 +272,13 @@ public final class JsonWriter {
         out.append('\\').append(c);
       } else if (Character.isHighSurrogate(c)) {
         if (i + 1 < end && Character.isLowSurrogate(s.charAt(i + 1))) {
-          out.append(c).append(s.charAt(i + 1));
+          char low = s.charAt(i + 1);
+          if (UnicodeChars.isEscaped(Character.toCodePoint(c, low))) {
+            unicodeEscape(c);
+            unicodeEscape(low);
+          } else {
+            out.append(c).append(low);
+          }
           i++;
           run = i + 1;
         } else {
@@ -289,21 +298,16 @@ public final class JsonWriter {
   }
 
   /**
-   * Bit {@code c} set for the chars at or above U+00A0 that are written escaped: format characters
-   * (Cf), the line and paragraph separators, and the whole U+2060..U+206F block (its one unassigned
-   * code point, U+2065, is reserved for a future invisible control). One table lookup on the hot
-   * path.
+   * Bit {@code c} set for the chars at or above U+00A0 that are written escaped ({@link
+   * UnicodeChars#isEscaped(int)} of the BMP, surrogates aside: they are handled in pairs). One table
+   * lookup on the hot path.
    */
   private static final long[] ESCAPED = escapedChars();
 
   private static long[] escapedChars() {
     long[] bits = new long[1 << 10];
     for (int c = 0xa0; c <= 0xffff; c++) {
-      int type = Character.getType(c);
-      if (type == Character.FORMAT
-          || type == Character.LINE_SEPARATOR
-          || type == Character.PARAGRAPH_SEPARATOR
-          || (c >= 0x2060 && c <= 0x206f)) {
+      if (!Character.isSurrogate((char) c) && UnicodeChars.isEscaped(c)) {
         bits[c >>> 6] |= 1L << c;
       }
     }

@@ -65,6 +65,12 @@ public final class RecordJson {
   private static final class Writer implements RecordConvention.FieldVisitor {
     final JsonWriter json = JsonWriter.create(new StringBuilder(0), RecordConvention.MAX_TEXT_LENGTH);
 
+    /** The JSON writer escapes control and format characters itself: they parse back as they were. */
+    @Override
+    public boolean escapesInvisible() {
+      return true;
+    }
+
     @Override
     public void timestamp(String name, Instant value) {
       // only digits and separators: appended in place, no escaping and no intermediate String
@@ -128,6 +134,20 @@ public final class RecordJson {
           json.name(RecordConvention.LAYER_INVOCATIONS).value(l.invocations());
         }
         json.endObject();
+      }
+      json.endArray();
+    }
+
+    @Override
+    public void neighbours(String name, List<io.github.trtrace.core.SharedLaunch.Neighbour> neighbours) {
+      json.name(name).beginArray();
+      for (int i = 0; i < neighbours.size(); i++) {
+        io.github.trtrace.core.SharedLaunch.Neighbour n = neighbours.get(i);
+        json.beginObject()
+            .name(RecordConvention.NEIGHBOUR_REQUEST_ID).value(n.requestId())
+            .name(RecordConvention.NEIGHBOUR_PREFILL_TOKENS).value(n.prefillTokens())
+            .name(RecordConvention.NEIGHBOUR_LAUNCHES).value(n.launches())
+            .endObject();
       }
       json.endArray();
     }

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * {@code call}/{@code run} once ended ({@link #init}); a trace from {@code start} is new
  * each time, its entry still pooled.
  */
-final class DefaultInferenceTrace implements InferenceTrace {
+final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.core.internal.batch.BatchMember {
   private static final RateLimitedLogger MISUSE_LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
@@ -116,6 +116,10 @@ final class DefaultInferenceTrace implements InferenceTrace {
     input = null;
     linked = false;
     gpuMark = null;
+    io.github.trtrace.core.internal.batch.MemberState batch = batchState;
+    if (batch != null) {
+      batch.reset();
+    }
     RecordEntry e = entry;
     if (e == null) {
       e = entry = tracer.entries.take();
@@ -683,6 +687,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
     CharSequence in;
     Stage[] stillOpen;
     long now;
+    endBatch();
     synchronized (this) {
       if (ended) {
         misuse("trace " + requestId + " ended twice");
@@ -706,7 +711,7 @@ final class DefaultInferenceTrace implements InferenceTrace {
         }
       }
       record.outputTokens = outputTokens >= 0 ? outputTokens : (tokenMarks > 0 ? tokenMarks : -1);
-      record.gpuMs = gpuMs;
+      record.gpuMs = record.batch.hasShare() ? (Double.isNaN(gpuMs) ? 0 : gpuMs) + record.batch.shareMs() : gpuMs;
       record.latencyMs = latencyMs;
       record.status = status;
       finalStatus = status;
@@ -744,7 +749,86 @@ final class DefaultInferenceTrace implements InferenceTrace {
    * trace then would write the next request into that entry.
    */
   synchronized boolean isEndedForReuse() {
-    return ended && !closing;
+    io.github.trtrace.core.internal.batch.MemberState batch = batchState;
+    return ended && !closing && (batch == null || batch.isReusable());
+  }
+
+  // --- shared launches (issue 17): the scheduler's side, see SharedLaunch
+
+  /** Made on the first launch or mark, then kept with this trace object (reused in garbage-free mode). */
+  private volatile io.github.trtrace.core.internal.batch.@Nullable MemberState batchState;
+
+  @Override
+  public io.github.trtrace.core.internal.batch.MemberState batchState() {
+    io.github.trtrace.core.internal.batch.MemberState b = batchState;
+    if (b == null) {
+      synchronized (this) {
+        b = batchState;
+        if (b == null) {
+          b = batchState = new io.github.trtrace.core.internal.batch.MemberState();
+        }
+      }
+    }
+    return b;
+  }
+
+  @Override
+  public TraceListener.@Nullable Handle @Nullable [] listenerHandles() {
+    return handles;
+  }
+
+  @Override
+  public void sharedLaunchFailed(long launchId, String errorType) {
+    if (!isEnded()) {
+      error(errorType);
+      event("launch_error", "ERROR", "shared launch " + launchId + " failed: " + errorType);
+    }
+  }
+
+  @Override
+  public void sharedLaunchEvent(String kind, String severity, String message) {
+    if (!isEnded()) {
+      event(kind, severity, message);
+    }
+  }
+
+  @Override
+  public InferenceTrace waitingForSlot() {
+    synchronized (this) {
+      if (isEndedMisuse("waitingForSlot")) {
+        return this;
+      }
+    }
+    if (!batchState().markSlotWait(tracer.nanoClock.getAsLong())) {
+      misuse("waitingForSlot() on trace " + requestId + " while it is in an open launch");
+    }
+    return this;
+  }
+
+  @Override
+  public InferenceTrace preempted(String reason) {
+    synchronized (this) {
+      if (isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
+        return this;
+      }
+    }
+    if (batchState().markPreempted(tracer.nanoClock.getAsLong())) {
+      event("preempted", "INFO", reason);
+    } else {
+      misuse("preempted() on trace " + requestId + " while it is in an open launch");
+    }
+    return this;
+  }
+
+  /** Before the end: takes the batching state for good and copies it into the record (outside the monitor). */
+  private void endBatch() {
+    io.github.trtrace.core.internal.batch.MemberState batch = batchState;
+    RecordEntry e = entry;
+    if (batch != null && e != null && !isEnded()) {
+      // waits (bounded) for a launch of this request still open on another thread, which needs
+      // this trace's monitor to report a failure: so not under the monitor
+      batch.end(tracer.nanoClock.getAsLong(), e.batch);
+    }
   }
 
   private boolean isEndedMisuse(String call) {

@@ -103,6 +103,28 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.garbageFree = b.garbageFree;
     this.systemClocks = b.systemClocks;
     this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    this.launches = new io.github.trtrace.core.internal.batch.Launches(nanoClock, this::epochNanosAt, listeners,
+        b.launchLogSink == null ? null
+            : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, b.launchLogMembers),
+        this::launchMisuse);
+  }
+
+  /** Shared launches (issue 17): IDs, the pool, the listeners' onLaunch and the launch log. */
+  private final io.github.trtrace.core.internal.batch.Launches launches;
+
+  private void launchMisuse(String what) {
+    misuse.increment();
+    LOG.warn("trtrace: ignored {}", what);
+  }
+
+  @Override
+  public io.github.trtrace.core.SharedLaunch launch(@Nullable String engineFingerprint) {
+    return launches.open(engineFingerprint);
+  }
+
+  @Override
+  public io.github.trtrace.core.SharedLaunch.Stats launchStats() {
+    return launches.stats();
   }
 
   /**
@@ -510,7 +532,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   @Override
   public CompletableFuture<Void> flush() {
-    return dispatcher.flush();
+    return CompletableFuture.allOf(dispatcher.flush(), launches.flush());
   }
 
   @Override
@@ -521,6 +543,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
     if (gpuPoller != null) {
       gpuPoller.close();
     }
+    launches.close();
     dispatcher.close();
   }
 }

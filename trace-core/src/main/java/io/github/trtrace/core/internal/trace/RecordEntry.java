@@ -77,6 +77,8 @@ final class RecordEntry implements PendingRecord {
   Set<InputFlag> inputFlags = Collections.emptySet();
   @Nullable String inputDigest;
   Set<OutputFlag> outputFlags = Collections.emptySet();
+  /** The request's shared launches (issue 17), copied from its trace at the end; reused. */
+  final io.github.trtrace.core.internal.batch.BatchTally batch = new io.github.trtrace.core.internal.batch.BatchTally();
   /**
    * Work on the raw input deferred from the caller to whoever builds the record ({@link #resolveInput}),
    * the dispatcher's worker on the garbage-free path: only ever an immutable {@code String} (a mutable
@@ -135,6 +137,7 @@ final class RecordEntry implements PendingRecord {
     inputFlags = Collections.emptySet();
     inputDigest = null;
     outputFlags = Collections.emptySet();
+    batch.reset();
     releaseDeferred(); // a sampled-out, dropped or discarded entry gives its share back too
     digestRedactor = null;
     if (events != null) {
@@ -236,7 +239,8 @@ final class RecordEntry implements PendingRecord {
         .sampledReason(sampledReason)
         .inputFlags(inputFlags)
         .inputDigest(inputDigest)
-        .outputFlags(outputFlags);
+        .outputFlags(outputFlags)
+        .batching(batch.toBatching());
     for (Stage s : STAGES) {
       b.stageMs(s, stageMs[s.ordinal()]);
     }
@@ -286,7 +290,8 @@ final class RecordEntry implements PendingRecord {
         .sampledReason(sampledReason)
         .inputFlags(inputFlags)
         .inputDigest(inputDigest)
-        .outputFlags(outputFlags);
+        .outputFlags(outputFlags)
+        .batching(batch.toBatching());
     for (int i = 0; i < STAGES.length; i++) {
       b.stageMs(STAGES[i], stageMs[i]);
     }

@@ -9,8 +9,10 @@ import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.internal.inspect.InputInspector;
 import io.github.trtrace.core.internal.json.RecordJson;
+import io.github.trtrace.core.internal.json.UnicodeChars;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
+import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -103,6 +105,14 @@ public final class TracerFactory {
     RecordJson.appendLine(record, out);
   }
 
+  /**
+   * Whether {@code codePoint} is written as an escape on every output ({@code UnicodeChars.isEscaped}: Cc, Cf,
+   * Zl, Zp, surrogates); {@code RecordConvention} asks here, the API's one way into the engine.
+   */
+  public static boolean isEscaped(int codePoint) {
+    return UnicodeChars.isEscaped(codePoint);
+  }
+
   /** The tracer that records nothing. */
   public static InferenceTracer noop() {
     return NoopTracer.INSTANCE;
@@ -139,6 +149,54 @@ public final class TracerFactory {
   public TracerFactory redactor(Redactor redactor) {
     this.redactor = Objects.requireNonNull(redactor, "redactor");
     return this;
+  }
+
+  /** The launch open on the calling thread ({@code SharedLaunch.current()}). */
+  public static io.github.trtrace.core.@Nullable SharedLaunch currentLaunch() {
+    return io.github.trtrace.core.internal.batch.Launches.current();
+  }
+
+  /** The launch of a tracer that records nothing. */
+  public static io.github.trtrace.core.SharedLaunch noopLaunch() {
+    return io.github.trtrace.core.internal.batch.Launches.noop();
+  }
+
+  /** The launch counters of a tracer that records nothing. */
+  public static io.github.trtrace.core.SharedLaunch.Stats noLaunchStats() {
+    return io.github.trtrace.core.internal.batch.Launches.noStats();
+  }
+
+  /** The launch log's file (opened by {@link #build()}), or the sink given for it; see {@code InferenceTracer.Builder#launchLog}. */
+  @Nullable Path launchLogPath;
+  @Nullable JsonLinesFileSink launchLogSink;
+  int launchLogMembers = 1024;
+
+  public TracerFactory launchLog(Path path) {
+    this.launchLogPath = Objects.requireNonNull(path, "path");
+    this.launchLogSink = null;
+    return this;
+  }
+
+  public TracerFactory launchLog(JsonLinesFileSink sink) {
+    this.launchLogSink = Objects.requireNonNull(sink, "sink");
+    this.launchLogPath = null;
+    return this;
+  }
+
+  public TracerFactory launchLogMembers(int members) {
+    if (members < 1) {
+      throw new IllegalArgumentException("launchLogMembers must be >= 1: " + members);
+    }
+    this.launchLogMembers = members;
+    return this;
+  }
+
+  private static JsonLinesFileSink openLaunchLog(Path path) {
+    try {
+      return JsonLinesFileSink.builder(path).build();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot open the launch log " + path + ": " + e.getMessage(), e);
+    }
   }
 
   public TracerFactory inputDigest(boolean enabled) {
@@ -279,6 +337,10 @@ public final class TracerFactory {
     List<RecordSink> opened = new ArrayList<>();
     Dispatcher d = null;
     try {
+      if (launchLogPath != null) {
+        launchLogSink = openLaunchLog(launchLogPath);
+        opened.add(launchLogSink);
+      }
       for (LogFile f : files) {
         RecordSink sink = f.open();
         opened.add(sink);
@@ -290,6 +352,9 @@ public final class TracerFactory {
     } catch (RuntimeException | Error e) {
       if (d != null && d != customDispatcher) {
         d.close();
+        if (launchLogSink != null) {
+          LogFile.closeAll(List.of(launchLogSink), e);
+        }
       } else {
         LogFile.closeAll(opened, e);
       }

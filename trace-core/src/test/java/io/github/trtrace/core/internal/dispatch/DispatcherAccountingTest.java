@@ -236,4 +236,43 @@ class DispatcherAccountingTest {
     assertThat(report.unwritten()).containsEntry("fatal", 1L).containsEntry("healthy", 0L);
     assertAccountedFor(d.stats());
   }
+
+  /**
+   * Issue 19 item 7: an OutOfMemoryError on the dispatcher's worker (here while it builds a pooled record,
+   * the worker's largest allocation) costs the record it held, counted, and tracing goes on.
+   */
+  @Test
+  void anOutOfMemoryErrorOnTheWorkerCostsItsRecordsNotTracing() throws Exception {
+    CapturingSink memory = CapturingSink.create();
+    DefaultDispatcher d =
+        (DefaultDispatcher) Dispatcher.builder().sink(memory).shutdownHook(false).build();
+    AtomicInteger builds = new AtomicInteger();
+    PendingRecord hitsOom = new PendingRecord() {
+      @Override
+      public InferenceRecord toRecord() {
+        builds.incrementAndGet();
+        throw new OutOfMemoryError("Java heap space (injected once)");
+      }
+
+      @Override
+      public void discard() {}
+    };
+    assertThat(d.offerPending(hitsOom, false)).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> d.workerErrors() == 1);
+    for (int i = 0; i < 100; i++) {
+      assertThat(d.offer(record("after-" + i), false)).as("offer %d after the error", i).isTrue();
+    }
+    d.flush().get(30, SECONDS);
+    assertThat(memory.count()).isEqualTo(100);
+    SinkStats s = d.stats().sinks().get(memory.name());
+    assertThat(s.lostFailed()).isEqualTo(1);
+    assertThat(s.failures()).isEqualTo(1);
+    assertThat(s.lastError()).contains("OutOfMemoryError");
+    assertThat(d.stats().accepted()).isEqualTo(101);
+    assertAccountedFor(d.stats());
+    assertThat(builds).hasValue(1);
+    CloseReport report = d.close(Duration.ofSeconds(10));
+    assertThat(report.unwritten()).containsEntry(memory.name(), 1L);
+    assertAccountedFor(d.stats());
+  }
 }

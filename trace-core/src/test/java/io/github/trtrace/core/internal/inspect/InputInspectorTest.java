@@ -137,30 +137,77 @@ class InputInspectorTest {
       out.add(InputFlag.VERY_LONG);
     }
     for (int i = 0; i < s.length(); ) {
-      int cp = s.codePointAt(i);
+      int cp = s.codePointAt(i); // a lone surrogate as itself
       i += Character.charCount(cp);
-      if (cp >= 0xD800 && cp <= 0xDFFF) {
-        out.add(InputFlag.INVALID_UTF16); // codePointAt returns a lone surrogate as itself
-      }
-      if ((cp <= 0x1F && cp != 0x09 && cp != 0x0A && cp != 0x0D) || (cp >= 0x7F && cp <= 0x9F)) {
-        out.add(InputFlag.CONTROL_CHAR);
-      }
-      if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C) {
-        out.add(InputFlag.BIDI_CONTROL);
-      }
-      if ((cp >= 0x200B && cp <= 0x200D) || cp == 0x2060 || cp == 0xFEFF) {
-        out.add(InputFlag.ZERO_WIDTH);
-      }
-      if (cp == 0x00AD || cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
-          || cp == 0x180E || cp == 0x2028 || cp == 0x2029 || (cp >= 0x2061 && cp <= 0x2064) || cp == 0x3164
-          || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB)
-          || (cp >= 0x1D173 && cp <= 0x1D17A) || (cp >= 0xE0100 && cp <= 0xE01EF)) {
-        out.add(InputFlag.INVISIBLE_FORMAT);
-      }
-      if (cp >= 0xE0000 && cp <= 0xE007F) {
-        out.add(InputFlag.TAG_CHARS);
-      }
+      out.addAll(rule(cp));
     }
     return out;
+  }
+
+  /** Issue 19 item 4: invisible characters the flags missed, each flagged and shown as a marker in a digest. */
+  @Test
+  void theInvisibleCharactersOnceMissedAreFlaggedAndMarkedInTheDigest() {
+    int[] missed = {
+      0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, // deprecated format controls
+      0x1BCA0, 0x1BCA1, 0x1BCA2, 0x1BCA3, // shorthand format controls
+      0x13430, 0x13431, 0x13438, 0x13439, 0x1343F, // Egyptian hieroglyph format controls
+      0x070F, // Syriac abbreviation mark
+      0x180B, 0x180C, 0x180D, 0x180F, // Mongolian free variation selectors
+      0x2800 // braille blank
+    };
+    for (int cp : missed) {
+      String text = "ok" + new String(Character.toChars(cp)) + "ok";
+      assertThat(flags(text)).as("U+%04X", cp).containsExactly(InputFlag.INVISIBLE_FORMAT);
+      String digest = io.github.trtrace.core.redact.Redactor.defaults().digest(text);
+      assertThat(digest).as("digest of U+%04X", cp)
+          .isEqualTo("ok\u27e6U+" + String.format("%04X", cp) + "\u27e7ok");
+    }
+  }
+
+  /**
+   * Every code point of every plane, alone, against the flag rule written out from {@link
+   * Character#getType(int)}: the inspector's table and branches hold no hole and no extra.
+   */
+  @Test
+  void everyCodePointOfThePlanesIsFlaggedByTheRule() {
+    int checked = 0;
+    for (int cp = 0; cp <= Character.MAX_CODE_POINT; cp++) {
+      String s = cp >= 0xD800 && cp <= 0xDFFF ? String.valueOf((char) cp) : new String(Character.toChars(cp));
+      Set<InputFlag> expected = rule(cp);
+      Set<InputFlag> actual = flags(s);
+      if (!actual.equals(expected)) {
+        assertThat(actual).as("U+%04X (type %d)", cp, Character.getType(cp)).isEqualTo(expected);
+      }
+      checked++;
+    }
+    assertThat(checked).isEqualTo(0x110000);
+  }
+
+  private static Set<InputFlag> rule(int cp) {
+    int type = Character.getType(cp);
+    if (type == Character.SURROGATE) {
+      return EnumSet.of(InputFlag.INVALID_UTF16);
+    }
+    if (type == Character.CONTROL) {
+      return cp == '\t' || cp == '\n' || cp == '\r' ? EnumSet.noneOf(InputFlag.class) : EnumSet.of(InputFlag.CONTROL_CHAR);
+    }
+    if (cp >= 0xE0000 && cp <= 0xE007F) {
+      return EnumSet.of(InputFlag.TAG_CHARS);
+    }
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+      return EnumSet.of(InputFlag.BIDI_CONTROL);
+    }
+    if ((cp >= 0x200B && cp <= 0x200D) || cp == 0x2060 || cp == 0xFEFF) {
+      return EnumSet.of(InputFlag.ZERO_WIDTH);
+    }
+    boolean invisibleOther = cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x17B4 || cp == 0x17B5
+        || (cp >= 0x180B && cp <= 0x180D) || cp == 0x180F || cp == 0x2065 || cp == 0x2800 || cp == 0x3164
+        || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFFA0 || (cp >= 0x13430 && cp <= 0x1343F)
+        || (cp >= 0xE0100 && cp <= 0xE01EF);
+    if (type == Character.FORMAT || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+        || invisibleOther) {
+      return EnumSet.of(InputFlag.INVISIBLE_FORMAT);
+    }
+    return EnumSet.noneOf(InputFlag.class);
   }
 }

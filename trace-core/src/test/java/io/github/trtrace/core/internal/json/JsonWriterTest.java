@@ -165,4 +165,14 @@ class JsonWriterTest {
     assertThat(other).hasToString("[1]");
     assertThat(w.isComplete()).isTrue();
   }
+
+  @Test
+  void formatCharactersOutsideTheBmpAreEscapedAsTheirTwoUtf16Escapes() {
+    // U+E0001 language tag, U+E0041 tag A, U+1D173 musical format, U+1BCA0 shorthand, U+13430 hieroglyph
+    String hidden = new StringBuilder().appendCodePoint(0xE0001).appendCodePoint(0xE0041).appendCodePoint(0x1D173)
+        .appendCodePoint(0x1BCA0).appendCodePoint(0x13430).appendCodePoint(0x1F600).toString();
+    w.beginArray().value(hidden).endArray();
+    assertThat(out.toString()).isEqualTo(
+        "[\"\\udb40\\udc01\\udb40\\udc41\\ud834\\udd73\\ud82f\\udca0\\ud80d\\udc30\uD83D\uDE00\"]");
+  }
 }

@@ -1,6 +1,6 @@
 package io.github.trtrace.tensorrt.internal.shim;
 
-import io.github.trtrace.tensorrt.log.RecordedError;
+import io.github.trtrace.tensorrt.model.log.RecordedError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;

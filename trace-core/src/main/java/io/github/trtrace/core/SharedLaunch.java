@@ -1,0 +1,403 @@
+package io.github.trtrace.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One engine launch shared by several requests: a step of continuous (in-flight) batching, or one
+ * dynamic batch. The scheduler thread opens it with {@link InferenceTracer#launch(String)}, declares
+ * each member and what it contributes, gives the GPU time it measured once for the whole launch, and
+ * closes it; every member's record then carries its share (see {@link InferenceRecord.Batching}) and
+ * the launch log gets one line for the launch. A request served alone is a launch of one.
+ *
+ * <pre>{@code
+ * try (SharedLaunch step = tracer.launch(engine.fingerprint())) {   // on the scheduler thread
+ *   for (Req r : prefilling) step.prefill(r.trace(), r.chunkTokens()); // a prompt, or one chunk of it
+ *   for (Req r : decoding) step.decode(r.trace());                     // one decode row each
+ *   step.gpuMs(engine.step(batch));                                    // CUDA events, once per launch
+ * }                                                                    // shares attributed, line logged
+ * }</pre>
+ *
+ * <h2>Shares</h2>
+ *
+ * A member's share of the launch's GPU time is an <em>estimate</em> by a named {@link ShareMethod}
+ * (default {@link ShareMethod#TOKENS}); the shares of a launch add up to its measured GPU time. The
+ * record names the method in {@code gpu_ms_method}, so a share is never read as a measurement.
+ *
+ * <h2>Threads, reuse and misuse</h2>
+ *
+ * A launch is used by the thread that opened it, from {@code launch(...)} to {@code close()} (a second
+ * scheduler on another thread opens its own). A request is a member of at most one open launch at a
+ * time: joining it to a second one, joining an ended trace, or joining twice is ignored and counted in
+ * {@link TracerStats#misuse()}. Launch objects are pooled: like a garbage-free trace, a launch must not
+ * be used after {@code close()}. Attribution takes no lock per member: a member is held by its launch
+ * through one compare-and-set when it joins and released when the launch closes. Messages and errors
+ * of the launch go through {@link #event} and {@link #error(String)} to the launch and to every
+ * member, never to the request that happens to be current on the scheduler thread.
+ */
+public interface SharedLaunch extends AutoCloseable {
+
+  /** How a launch's GPU time is split among its members. */
+  enum ShareMethod {
+    /**
+     * In proportion to the tokens each member puts through the launch: its prefill tokens plus one a
+     * decode row, plus its {@linkplain #rows rows}. The default: a transformer step's matrix work
+     * grows with the tokens it processes; attention over long contexts makes decode rows cost more
+     * than one prefill token, which this method does not model.
+     */
+    TOKENS("tokens"),
+    /** In proportion to rows: one for a member that prefills, one a decode row, plus its rows. */
+    ROWS("rows"),
+    /** Equal shares, whatever each member contributes. */
+    EQUAL("equal");
+
+    private final String wireName;
+
+    ShareMethod(String wireName) {
+      this.wireName = wireName;
+    }
+
+    /** The name written to {@code gpu_ms_method} and to the launch log. */
+    public String wireName() {
+      return wireName;
+    }
+  }
+
+  /** What a launch carried: only prefill, only decode rows (or rows), or both. */
+  enum Phase {
+    PREFILL("prefill"),
+    DECODE("decode"),
+    MIXED("mixed"),
+    /** Rows of a dynamic batch (an embedding or reranking launch), no prefill or decode declared. */
+    ROWS("rows"),
+    /** No member. */
+    EMPTY("empty");
+
+    private final String wireName;
+
+    Phase(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+  }
+
+  /** This launch's ID, unique within the tracer and increasing (seeded with the start's epoch microseconds). */
+  long id();
+
+  /**
+   * Adds {@code trace} as a member that prefills {@code tokens} prompt tokens in this launch (the whole
+   * prompt, or one chunk of a chunked prefill). Ends the member's wait for a slot (or its preemption).
+   */
+  SharedLaunch prefill(InferenceTrace trace, int tokens);
+
+  /** Adds {@code trace} as a member with one decode row (one generated token). */
+  SharedLaunch decode(InferenceTrace trace);
+
+  /**
+   * Adds {@code trace} as a member with {@code rows} rows of a dynamic batch (e.g. the documents of a
+   * reranking request), for launches that are neither prefill nor decode.
+   */
+  SharedLaunch rows(InferenceTrace trace, int rows);
+
+  /** The launch's measured GPU time (CUDA events around the launch), >= 0; unknown if never given. */
+  SharedLaunch gpuMs(double ms);
+
+  /** How the GPU time is split ({@link ShareMethod#TOKENS} unless set). */
+  SharedLaunch shareBy(ShareMethod method);
+
+  /**
+   * A message reported during the launch (e.g. a TensorRT warning): on the launch's log line and as an
+   * event on every member's record.
+   */
+  SharedLaunch event(String kind, String severity, String message);
+
+  /**
+   * Marks the launch failed with {@code errorType} (e.g. {@code "tensorrt.enqueue_failed"}): the log
+   * line says so, and every member's record gets {@code error_type}, an error status, and {@code
+   * failed_launch_id} = this launch.
+   */
+  SharedLaunch error(String errorType);
+
+  /**
+   * The launch's per-layer timing table (a profiled launch), written to its launch-log line as {@code
+   * layers}; copied here, so the caller may reuse its list. Profile launches sampled, as the table costs.
+   */
+  SharedLaunch layers(java.util.List<InferenceRecord.LayerTime> layers);
+
+  /** {@link #error(String)} with the throwable's class name. */
+  default SharedLaunch error(Throwable error) {
+    return error(error == null ? "unknown" : error.getClass().getName());
+  }
+
+  /**
+   * Ends the launch: host time (open to close) is measured here, the GPU time is split among the
+   * members, each member's record is updated and released for its next launch, and the log line is
+   * queued. Idempotent; never throws.
+   */
+  @Override
+  void close();
+
+  /**
+   * The launch opened on the calling thread and not closed yet (the innermost one), or null: where a
+   * message arriving on the scheduler thread (a TensorRT logger callback) belongs.
+   */
+  static @Nullable SharedLaunch current() {
+    return io.github.trtrace.core.internal.trace.TracerFactory.currentLaunch();
+  }
+
+  /**
+   * A closed launch as {@link TraceListener#onLaunch} sees it: valid only during that call (the object
+   * is reused afterwards), so copy what you keep.
+   */
+  interface Ended {
+    long id();
+
+    /** Wall-clock start, nanoseconds since the epoch. */
+    long startEpochNanos();
+
+    /** Wall-clock end, nanoseconds since the epoch. */
+    long endEpochNanos();
+
+    @Nullable String engineFingerprint();
+
+    Phase phase();
+
+    int batchSize();
+
+    long prefillTokens();
+
+    int decodeRows();
+
+    /** Measured GPU time; NaN when not given. */
+    double gpuMs();
+
+    double hostMs();
+
+    ShareMethod shareMethod();
+
+    /** The failure of the launch, or null. */
+    @Nullable String errorType();
+
+    /** The i-th member's request ID, {@code 0 <= i < batchSize()}. */
+    String memberRequestId(int i);
+
+    /** The i-th member's share of {@link #gpuMs()} (NaN when the GPU time is unknown). */
+    double memberShareMs(int i);
+  }
+
+  /**
+   * One request's launches, summed up: the batching fields of its record ({@link
+   * InferenceRecord#batching()}), absent for a request that never joined a launch nor waited for one.
+   * Field names in the record are given per accessor.
+   *
+   * <pre>{@code
+   * SharedLaunch.Summary b = record.batching();
+   * if (b != null && b.neighbourPrefillMs() > record.latencyMs() / 2) {
+   *   log.info("slowed by {}", b.slowedBy());   // other requests' prompts sharing its steps
+   * }
+   * }</pre>
+   */
+  final class Summary {
+    private final int launchCount;
+    private final long firstLaunchId;
+    private final long lastLaunchId;
+    private final double batchSizeMean;
+    private final int batchSizeMax;
+    private final @Nullable String shareMethod;
+    private final double slotWaitMs;
+    private final int neighbourPrefillLaunches;
+    private final double neighbourPrefillMs;
+    private final java.util.List<Neighbour> slowedBy;
+    private final int preemptions;
+    private final double preemptedMs;
+    private final int failedLaunches;
+    private final long failedLaunchId;
+
+    private Summary(Builder b) {
+      this.launchCount = b.launchCount;
+      this.firstLaunchId = b.firstLaunchId;
+      this.lastLaunchId = b.lastLaunchId;
+      this.batchSizeMean = b.batchSizeMean;
+      this.batchSizeMax = b.batchSizeMax;
+      this.shareMethod = b.shareMethod;
+      this.slotWaitMs = b.slotWaitMs;
+      this.neighbourPrefillLaunches = b.neighbourPrefillLaunches;
+      this.neighbourPrefillMs = b.neighbourPrefillMs;
+      this.slowedBy = java.util.List.copyOf(b.slowedBy);
+      this.preemptions = b.preemptions;
+      this.preemptedMs = b.preemptedMs;
+      this.failedLaunches = b.failedLaunches;
+      this.failedLaunchId = b.failedLaunchId;
+    }
+
+    public static Builder builder() {
+      return new Builder();
+    }
+
+    /** {@code launch_count}: launches the request was a member of. */
+    public int launchCount() { return launchCount; }
+
+    /** {@code first_launch_id}, -1 without a launch. */
+    public long firstLaunchId() { return firstLaunchId; }
+
+    /** {@code last_launch_id}, -1 without a launch. */
+    public long lastLaunchId() { return lastLaunchId; }
+
+    /** {@code batch_size_mean}: members per launch, averaged over its launches; NaN without a launch. */
+    public double batchSizeMean() { return batchSizeMean; }
+
+    /** {@code batch_size_max}. */
+    public int batchSizeMax() { return batchSizeMax; }
+
+    /**
+     * {@code gpu_ms_method}: how the record's {@code gpu_ms} was split out of its launches' measured GPU
+     * time ({@code tokens}, {@code rows}, {@code equal}, {@code mixed} when its launches used
+     * different ones); null when no launch had GPU time. When set, {@code gpu_ms} is an estimate.
+     */
+    public @Nullable String shareMethod() { return shareMethod; }
+
+    /** {@code slot_wait_ms}: admitted to the scheduler, waiting for a batch slot (not the admission queue). */
+    public double slotWaitMs() { return slotWaitMs; }
+
+    /** {@code neighbour_prefill_launches}: its launches that carried other requests' prefill. */
+    public int neighbourPrefillLaunches() { return neighbourPrefillLaunches; }
+
+    /** {@code neighbour_prefill_ms}: host time of those launches (time it spent in them). */
+    public double neighbourPrefillMs() { return neighbourPrefillMs; }
+
+    /** {@code slowed_by}: the neighbours with most prefill tokens in its launches, most first, at most 3. */
+    public java.util.List<Neighbour> slowedBy() { return slowedBy; }
+
+    /** {@code preemptions}: times the scheduler paused it ({@link InferenceTrace#preempted(String)}). */
+    public int preemptions() { return preemptions; }
+
+    /** {@code preempted_ms}: time from each preemption to its next launch (or its end). */
+    public double preemptedMs() { return preemptedMs; }
+
+    /** {@code failed_launches}: its launches that failed ({@link SharedLaunch#error(String)}). */
+    public int failedLaunches() { return failedLaunches; }
+
+    /** {@code failed_launch_id}: the last of them, -1 when none. */
+    public long failedLaunchId() { return failedLaunchId; }
+
+    @Override
+    public String toString() {
+      return "Summary{launches=" + launchCount + " [" + firstLaunchId + ".." + lastLaunchId + "], batch="
+          + batchSizeMean + "/" + batchSizeMax + ", method=" + shareMethod + ", slotWaitMs=" + slotWaitMs
+          + ", neighbourPrefill=" + neighbourPrefillLaunches + "/" + neighbourPrefillMs + "ms, slowedBy="
+          + slowedBy + ", preemptions=" + preemptions + "/" + preemptedMs + "ms, failed=" + failedLaunches
+          + "/" + failedLaunchId + "}";
+    }
+
+    /** Builds a summary (the tracer does; tools reading logs may). Not thread-safe. */
+    public static final class Builder {
+      private int launchCount;
+      private long firstLaunchId = -1;
+      private long lastLaunchId = -1;
+      private double batchSizeMean = Double.NaN;
+      private int batchSizeMax;
+      private @Nullable String shareMethod;
+      private double slotWaitMs;
+      private int neighbourPrefillLaunches;
+      private double neighbourPrefillMs;
+      private java.util.List<Neighbour> slowedBy = java.util.List.of();
+      private int preemptions;
+      private double preemptedMs;
+      private int failedLaunches;
+      private long failedLaunchId = -1;
+
+      private Builder() {}
+
+      public Builder launches(int count, long firstId, long lastId) {
+        launchCount = nonNegative(count, "launch_count");
+        firstLaunchId = firstId;
+        lastLaunchId = lastId;
+        return this;
+      }
+
+      public Builder batchSize(double mean, int max) {
+        batchSizeMean = mean;
+        batchSizeMax = nonNegative(max, "batch_size_max");
+        return this;
+      }
+
+      public Builder shareMethod(@Nullable String method) {
+        shareMethod = method;
+        return this;
+      }
+
+      public Builder slotWaitMs(double ms) {
+        slotWaitMs = duration(ms, "slot_wait_ms");
+        return this;
+      }
+
+      public Builder neighbourPrefill(int launches, double ms, java.util.List<Neighbour> slowedBy) {
+        neighbourPrefillLaunches = nonNegative(launches, "neighbour_prefill_launches");
+        neighbourPrefillMs = duration(ms, "neighbour_prefill_ms");
+        this.slowedBy = java.util.Objects.requireNonNull(slowedBy, "slowedBy");
+        return this;
+      }
+
+      public Builder preemptions(int count) {
+        preemptions = nonNegative(count, "preemptions");
+        return this;
+      }
+
+      public Builder preemptedMs(double ms) {
+        preemptedMs = duration(ms, "preempted_ms");
+        return this;
+      }
+
+      public Builder failedLaunches(int count, long lastId) {
+        failedLaunches = nonNegative(count, "failed_launches");
+        failedLaunchId = lastId;
+        return this;
+      }
+
+      public Summary build() {
+        return new Summary(this);
+      }
+
+      private static int nonNegative(int v, String field) {
+        if (v < 0) {
+          throw new IllegalArgumentException(field + " must be >= 0: " + v);
+        }
+        return v;
+      }
+
+      private static double duration(double v, String field) {
+        if (!(v >= 0) || Double.isInfinite(v)) {
+          throw new IllegalArgumentException(field + " must be a finite value >= 0: " + v);
+        }
+        return v;
+      }
+    }
+  }
+
+  /**
+   * A request whose prefill shared launches with the request of the record ({@code slowed_by}):
+   * its ID, its prefill tokens in those launches, and how many of them.
+   */
+  record Neighbour(String requestId, long prefillTokens, int launches) {
+    public Neighbour {
+      java.util.Objects.requireNonNull(requestId, "requestId");
+    }
+  }
+
+  /** The tracer's launch counters ({@link InferenceTracer#launchStats()}); an interface, so counters can be added. */
+  interface Stats {
+    /** Launches opened. */
+    long launches();
+
+    /** Launch lines written to the launch log's file (as of its last flush). */
+    long logged();
+
+    /** Lines not logged because the launch log's queue was full or closed (logged as a warning). */
+    long dropped();
+
+    /** Lines the file sink could not write (I/O errors). */
+    long lost();
+  }
+}

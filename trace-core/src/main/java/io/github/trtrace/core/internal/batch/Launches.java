@@ -1,0 +1,189 @@
+package io.github.trtrace.core.internal.batch;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.TraceListener;
+import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A tracer's launches: IDs, the pool of launch objects, the listeners' {@code onLaunch} and the
+ * launch log. Thread-safe; one per tracer.
+ */
+public final class Launches {
+  private static final RateLimitedLogger LOG =
+      RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
+  private static final ThreadLocal<@Nullable LaunchImpl> CURRENT = new ThreadLocal<>();
+  /** Launches in flight at most: open ones plus those waiting in the launch log's queue ({@link LaunchLog#CAPACITY}). */
+  private static final int POOL = LaunchLog.CAPACITY + 64;
+
+  private final LongSupplier nanoClock;
+  private final LongUnaryOperator epochNanosAt;
+  private final TraceListener[] listeners;
+  private final @Nullable LaunchLog log;
+  private final Consumer<String> misuse;
+  private final AtomicLong ids;
+  /**
+   * Free launch objects (with their member arrays grown to the largest batch they served). A launch
+   * is made only when none is free, so only as many exist as were ever in flight at once; the pool
+   * never allocates nor blocks (a lock-free array queue: a lock would allocate a wait node under contention).
+   */
+  private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<LaunchImpl> pool =
+      new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(POOL);
+  private final LongAdder opened = new LongAdder();
+
+  /**
+   * @param epochNanosAt the wall clock (epoch nanos) at a monotonic reading
+   * @param misuse counts and logs a misuse (the tracer's counter)
+   */
+  public Launches(LongSupplier nanoClock, LongUnaryOperator epochNanosAt, TraceListener[] listeners,
+      @Nullable LaunchLog log, Consumer<String> misuse) {
+    this.nanoClock = nanoClock;
+    this.epochNanosAt = epochNanosAt;
+    this.listeners = listeners.clone();
+    this.log = log;
+    this.misuse = misuse;
+    // seeded with the epoch microseconds: increasing across restarts of a service writing one log
+    this.ids = new AtomicLong(epochNanosAt.applyAsLong(nanoClock.getAsLong()) / 1000);
+  }
+
+  /** The launch open on the calling thread, innermost; null when none. */
+  public static @Nullable SharedLaunch current() {
+    return CURRENT.get();
+  }
+
+  /** The launch of a tracer that records nothing. */
+  public static SharedLaunch noop() {
+    return NoopLaunch.INSTANCE;
+  }
+
+  long nanos() {
+    return nanoClock.getAsLong();
+  }
+
+  void misuse(String what) {
+    misuse.accept(what);
+  }
+
+  /** Opens a launch now on the calling thread. */
+  public SharedLaunch open(@Nullable String engineFingerprint) {
+    LaunchImpl l = take();
+    long now = nanoClock.getAsLong();
+    l.open(ids.incrementAndGet(), engineFingerprint, now, epochNanosAt.applyAsLong(now));
+    l.previous = CURRENT.get();
+    CURRENT.set(l);
+    opened.increment();
+    return l;
+  }
+
+  /** Launches opened since the tracer was built. */
+  public long opened() {
+    return opened.sum();
+  }
+
+  /** The counters. */
+  public SharedLaunch.Stats stats() {
+    long[] c = log == null ? new long[4] : log.counters();
+    return new Counts(opened.sum(), c[1], c[2], c[3]);
+  }
+
+  /** The counters of a tracer that records nothing. */
+  public static SharedLaunch.Stats noStats() {
+    return NO_STATS;
+  }
+
+  private static final Counts NO_STATS = new Counts(0, 0, 0, 0);
+
+  private record Counts(long launches, long logged, long dropped, long lost) implements SharedLaunch.Stats {}
+
+  /** Takes {@code l} off its thread's stack of open launches (it is normally on top). */
+  void closed(LaunchImpl l) {
+    LaunchImpl top = CURRENT.get();
+    if (top == l) {
+      CURRENT.set(l.previous);
+      return;
+    }
+    // closed out of order (or on another thread): unlink it where it is
+    for (LaunchImpl at = top; at != null; at = at.previous) {
+      if (at.previous == l) {
+        at.previous = l.previous;
+        break;
+      }
+    }
+  }
+
+  /** After the members' figures were written: listeners, then the log (which gives it back), or the pool. */
+  void finish(LaunchImpl l) {
+    if (listeners.length > 0) {
+      TraceListener.Handle[] handles = new TraceListener.Handle[l.size];
+      for (int i = 0; i < listeners.length; i++) {
+        try {
+          listeners[i].onLaunch(l, Arrays.asList(l.handles(i, handles)));
+        } catch (RuntimeException | LinkageError e) {
+          misuse.accept("listener " + listeners[i].getClass().getName() + " failed in onLaunch: " + e);
+        }
+      }
+    }
+    if (log == null || !log.offer(l)) {
+      release(l);
+    }
+  }
+
+  /** The last launch given back: one scheduler's steps take and give back this one without the queue's lock. */
+  private final AtomicReference<@Nullable LaunchImpl> spare = new AtomicReference<>();
+
+  private LaunchImpl take() {
+    LaunchImpl l = spare.getAndSet(null);
+    if (l == null) {
+      l = pool.poll();
+    }
+    return l != null ? l : new LaunchImpl(this); // warm-up, or more launches in flight than ever before
+  }
+
+  void release(LaunchImpl l) {
+    l.clear();
+    if (!spare.compareAndSet(null, l)) {
+      pool.offer(l); // full: left to the GC
+    }
+  }
+
+  /** Drains and closes the launch log. */
+  public void close() {
+    if (log != null) {
+      log.close();
+    }
+  }
+
+  /** Flushes the launch log: completes when every launch closed before the call is written. */
+  public java.util.concurrent.CompletableFuture<Void> flush() {
+    return log == null ? java.util.concurrent.CompletableFuture.completedFuture(null) : log.flush();
+  }
+
+  static void warn(String format, Object... args) {
+    LOG.warn(format, args);
+  }
+
+  /** The launch of a no-op tracer: accepts every call, records nothing. */
+  private static final class NoopLaunch implements SharedLaunch {
+    static final NoopLaunch INSTANCE = new NoopLaunch();
+
+    @Override public long id() { return 0; }
+    @Override public SharedLaunch prefill(InferenceTrace trace, int tokens) { return this; }
+    @Override public SharedLaunch decode(InferenceTrace trace) { return this; }
+    @Override public SharedLaunch rows(InferenceTrace trace, int rows) { return this; }
+    @Override public SharedLaunch gpuMs(double ms) { return this; }
+    @Override public SharedLaunch shareBy(ShareMethod method) { return this; }
+    @Override public SharedLaunch event(String kind, String severity, String message) { return this; }
+    @Override public SharedLaunch error(String errorType) { return this; }
+    @Override public SharedLaunch layers(java.util.List<io.github.trtrace.core.InferenceRecord.LayerTime> layers) { return this; }
+    @Override public void close() {}
+  }
+}

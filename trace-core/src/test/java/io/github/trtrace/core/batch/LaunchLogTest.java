@@ -1,0 +1,177 @@
+package io.github.trtrace.core.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.sampling.Sampler;
+import io.github.trtrace.core.sink.JsonLinesFileSink;
+import io.github.trtrace.core.sink.RecordSink;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LaunchLogTest {
+  static final ObjectMapper MAPPER = new ObjectMapper();
+  static final JsonSchema SCHEMA = schema();
+
+  @TempDir Path dir;
+
+  static JsonSchema schema() {
+    try (InputStream in = LaunchLogTest.class.getResourceAsStream("/io/github/trtrace/core/launch-log.schema.json")) {
+      return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  static List<JsonNode> read(Path file) throws Exception {
+    List<JsonNode> lines = new ArrayList<>();
+    for (String s : Files.readAllLines(file)) {
+      JsonNode n = MAPPER.readTree(s);
+      assertThat(SCHEMA.validate(n)).as(s).isEmpty();
+      lines.add(n);
+    }
+    return lines;
+  }
+
+  @Test
+  void everyLaunchIsOneSchemaValidLineWithItsMembersAndShares() throws Exception {
+    Path log = dir.resolve("launches.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.prefill(a, 30).decode(b).gpuMs(3.1);
+        f.advanceMs(3.5);
+      }
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).decode(b).error("tensorrt.enqueue_failed");
+        l.event("tensorrt", "ERROR", "bad binding");
+        l.layers(List.of(new InferenceRecord.LayerTime("attn.0", 1.25, 2)));
+      }
+      a.close();
+      b.close();
+      f.tracer.flush().join();
+      List<JsonNode> lines = read(log);
+      assertThat(lines).hasSize(2);
+      JsonNode first = lines.get(0);
+      assertThat(first.get("phase").asText()).isEqualTo("mixed");
+      assertThat(first.get("engine_fingerprint").asText()).isEqualTo("sha256:e1");
+      assertThat(first.get("batch_size").asInt()).isEqualTo(2);
+      assertThat(first.get("prefill_tokens").asInt()).isEqualTo(30);
+      assertThat(first.get("decode_rows").asInt()).isEqualTo(1);
+      assertThat(first.get("gpu_ms").asDouble()).isEqualTo(3.1);
+      assertThat(first.get("host_ms").asDouble()).isEqualTo(3.5);
+      assertThat(first.get("share_method").asText()).isEqualTo("tokens");
+      double sum = 0;
+      for (JsonNode m : first.get("members")) {
+        sum += m.get("share_ms").asDouble();
+      }
+      assertThat(sum).isCloseTo(3.1, within(1e-9));
+      assertThat(first.get("members").get(0).get("request_id").asText()).isEqualTo("req-a");
+      JsonNode second = lines.get(1);
+      assertThat(second.get("status").asText()).isEqualTo("error");
+      assertThat(second.get("error_type").asText()).isEqualTo("tensorrt.enqueue_failed");
+      assertThat(second.has("gpu_ms")).isFalse();
+      assertThat(second.get("events").get(0).get("message").asText()).isEqualTo("bad binding");
+      assertThat(second.get("layers").get(0).get("name").asText()).isEqualTo("attn.0");
+      assertThat(second.get("layers").get(0).get("invocations").asInt()).isEqualTo(2);
+      assertThat(first.has("layers")).isFalse();
+      // the join: the record's launch ids are the lines' ids
+      InferenceRecord ra = f.byId().get("req-a");
+      assertThat(ra.batching().firstLaunchId()).isEqualTo(first.get("launch_id").asLong());
+      assertThat(ra.batching().lastLaunchId()).isEqualTo(second.get("launch_id").asLong());
+      assertThat(f.tracer.launchStats().launches()).isEqualTo(2);
+      assertThat(f.tracer.launchStats().logged()).isEqualTo(2);
+      assertThat(f.tracer.launchStats().dropped()).isZero();
+    }
+  }
+
+  @Test
+  void aLargeBatchsLineListsTheBoundAndCountsTheRest() throws Exception {
+    Path log = dir.resolve("big.log");
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", batch -> {}))
+        .launchLog(log).launchLogMembers(4).shutdownHook(false).build()) {
+      List<InferenceTrace> ts = new ArrayList<>();
+      try (SharedLaunch l = tracer.launch(null)) {
+        for (int i = 0; i < 10; i++) {
+          InferenceTrace t = tracer.start("m", "req-" + i);
+          ts.add(t);
+          l.decode(t);
+        }
+        l.gpuMs(1);
+      }
+      ts.forEach(InferenceTrace::close);
+      tracer.flush().join();
+      JsonNode line = read(log).get(0);
+      assertThat(line.get("members")).hasSize(4);
+      assertThat(line.get("members_truncated").asInt()).isEqualTo(6);
+      assertThat(line.get("batch_size").asInt()).isEqualTo(10);
+    }
+  }
+
+  /**
+   * The sampling decision: a request kept only because it was slow (decided at its end, after its
+   * launches closed) finds every one of its launches in the log, because launches are not sampled.
+   */
+  @Test
+  void aRequestKeptAsSlowAtItsEndFindsAllItsLaunchesLogged() throws Exception {
+    Path log = dir.resolve("sampled.log");
+    List<InferenceRecord> kept = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+    try (InferenceTracer tracer = new io.github.trtrace.core.internal.trace.TracerFactory()
+        .sink(RecordSink.named("kept", kept::addAll))
+        .sampler(Sampler.builder().rate(0.0).slowThreshold(Duration.ofMillis(100)).build())
+        .clocks(java.time.Clock.systemUTC(), nanos::get)
+        .launchLog(JsonLinesFileSink.builder(log).maxFileBytes(4096).maxRotatedFiles(50).gzipRotated(false).build())
+        .shutdownHook(false).build()) {
+      InferenceTrace fast = tracer.start("m", "req-fast");
+      InferenceTrace slow = tracer.start("m", "req-slow");
+      for (int step = 0; step < 40; step++) {
+        try (SharedLaunch l = tracer.launch(null)) {
+          l.decode(slow);
+          if (step < 2) {
+            l.decode(fast);
+          }
+          l.gpuMs(1);
+          nanos.addAndGet(5_000_000);
+        }
+        if (step == 1) {
+          fast.close();
+        }
+      }
+      slow.close();
+      tracer.flush().join();
+      assertThat(kept).extracting(InferenceRecord::requestId).containsExactly("req-slow");
+      SharedLaunch.Summary s = kept.get(0).batching();
+      List<Long> logged = new ArrayList<>();
+      try (var files = Files.list(dir)) {
+        for (Path p : files.filter(p -> p.getFileName().toString().startsWith("sampled")).toList()) {
+          for (JsonNode n : read(p)) {
+            for (JsonNode m : n.get("members")) {
+              if (m.get("request_id").asText().equals("req-slow")) {
+                logged.add(n.get("launch_id").asLong());
+              }
+            }
+          }
+        }
+      }
+      assertThat(logged).hasSize(s.launchCount()).contains(s.firstLaunchId(), s.lastLaunchId());
+    }
+  }
+}

@@ -1,0 +1,277 @@
+package io.github.trtrace.core.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.Stage;
+import io.github.trtrace.core.Status;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.json.RecordFixtures;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SharedLaunchTest {
+
+  @Test
+  void decodeRowsShareALaunchsGpuTimeByTokensAndTheRecordNamesTheMethod() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      InferenceTrace c = f.tracer.start("m", "req-c");
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).decode(b).prefill(c, 6);
+        f.advanceMs(4);
+        l.gpuMs(8.0);
+      }
+      a.close();
+      b.close();
+      c.close();
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r.get("req-a").gpuMs()).isCloseTo(1.0, within(1e-9));
+      assertThat(r.get("req-b").gpuMs()).isCloseTo(1.0, within(1e-9));
+      assertThat(r.get("req-c").gpuMs()).isCloseTo(6.0, within(1e-9));
+      SharedLaunch.Summary s = r.get("req-a").batching();
+      assertThat(s).isNotNull();
+      assertThat(s.launchCount()).isEqualTo(1);
+      assertThat(s.batchSizeMax()).isEqualTo(3);
+      assertThat(s.shareMethod()).isEqualTo("tokens");
+      assertThat(f.launches).singleElement().satisfies(l -> {
+        assertThat(l.phase()).isEqualTo("mixed");
+        assertThat(l.hostMs()).isEqualTo(4.0);
+        assertThat(l.shareSum()).isEqualTo(8.0);
+      });
+      String line = RecordConvention.toJson(r.get("req-a"));
+      assertThat(line).contains("\"gpu_ms_method\":\"tokens\"", "\"launch_count\":1", "\"batch_size_max\":3");
+      assertThat(RecordFixtures.validate(line)).as(line).isEmpty();
+    }
+  }
+
+  @Test
+  void theMethodsRowsAndEqualSplitAsNamed() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.rows(a, 3).rows(b, 1).shareBy(SharedLaunch.ShareMethod.ROWS).gpuMs(4);
+      }
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.prefill(a, 100).decode(b).shareBy(SharedLaunch.ShareMethod.EQUAL).gpuMs(4);
+      }
+      a.close();
+      b.close();
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r.get("req-a").gpuMs()).isCloseTo(3 + 2, within(1e-9));
+      assertThat(r.get("req-b").gpuMs()).isCloseTo(1 + 2, within(1e-9));
+      assertThat(r.get("req-a").batching().shareMethod()).isEqualTo("mixed");
+      assertThat(f.launches.get(0).phase()).isEqualTo("rows");
+    }
+  }
+
+  @Test
+  void aRequestServedAloneIsTheBatchOfOneWithItsWholeGpuTime() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-solo");
+      a.addGpuMs(0.5); // measured outside launches: added to, not replaced by, the shares
+      for (int i = 0; i < 3; i++) {
+        try (SharedLaunch l = f.tracer.launch(null)) {
+          l.decode(a).gpuMs(2);
+        }
+      }
+      a.close();
+      InferenceRecord r = f.byId().get("req-solo");
+      assertThat(r.gpuMs()).isCloseTo(6.5, within(1e-9));
+      assertThat(r.batching().batchSizeMean()).isEqualTo(1.0);
+      assertThat(r.batching().launchCount()).isEqualTo(3);
+      assertThat(r.batching().lastLaunchId() - r.batching().firstLaunchId()).isEqualTo(2);
+      assertThat(r.batching().neighbourPrefillLaunches()).isZero();
+    }
+  }
+
+  @Test
+  void aDecodeStepCarryingAnotherRequestsLongPrefillNamesThatRequest() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace victim = f.tracer.start("m", "req-victim");
+      InferenceTrace longPrompt = f.tracer.start("m", "req-long");
+      InferenceTrace shortPrompt = f.tracer.start("m", "req-short");
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.decode(victim).prefill(longPrompt, 2048).prefill(shortPrompt, 16).gpuMs(30);
+        f.advanceMs(31);
+      }
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.decode(victim).decode(longPrompt).decode(shortPrompt).gpuMs(3);
+        f.advanceMs(3);
+      }
+      victim.close();
+      longPrompt.close();
+      shortPrompt.close();
+      Map<String, InferenceRecord> r = f.byId();
+      SharedLaunch.Summary v = r.get("req-victim").batching();
+      assertThat(v.neighbourPrefillLaunches()).isEqualTo(1);
+      assertThat(v.neighbourPrefillMs()).isEqualTo(31.0);
+      assertThat(v.slowedBy()).extracting(SharedLaunch.Neighbour::requestId).containsExactly("req-long", "req-short");
+      assertThat(v.slowedBy().get(0).prefillTokens()).isEqualTo(2048);
+      // the long prompt's own record: slowed by the short one only
+      assertThat(r.get("req-long").batching().slowedBy()).extracting(SharedLaunch.Neighbour::requestId)
+          .containsExactly("req-short");
+      String line = RecordConvention.toJson(r.get("req-victim"));
+      assertThat(line).contains("\"slowed_by\":[{\"request_id\":\"req-long\",\"prefill_tokens\":2048,\"launches\":1}");
+      assertThat(RecordFixtures.validate(line)).as(line).isEmpty();
+    }
+  }
+
+  @Test
+  void slotWaitAndPreemptionAreTimedToTheNextLaunch() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      a.runStage(Stage.QUEUE, () -> f.advanceMs(5)); // the admission queue, apart
+      a.waitingForSlot();
+      f.advanceMs(40);
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.prefill(a, 10).gpuMs(1);
+        f.advanceMs(2);
+      }
+      a.preempted("kv_cache_full");
+      f.advanceMs(100);
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.decode(a).gpuMs(1);
+        f.advanceMs(1);
+      }
+      a.preempted("kv_cache_full");
+      f.advanceMs(7); // ends while preempted: counted to its end
+      a.close();
+      InferenceRecord r = f.byId().get("req-a");
+      assertThat(r.queueMs()).isEqualTo(5.0);
+      assertThat(r.batching().slotWaitMs()).isEqualTo(40.0);
+      assertThat(r.batching().preemptions()).isEqualTo(2);
+      assertThat(r.batching().preemptedMs()).isEqualTo(107.0);
+      assertThat(r.events()).extracting(InferenceRecord.Event::kind).containsExactly("preempted", "preempted");
+      assertThat(r.latencyMs()).isGreaterThanOrEqualTo(
+          r.queueMs() + r.batching().slotWaitMs() + r.batching().preemptedMs());
+    }
+  }
+
+  @Test
+  void aFailedLaunchMarksEveryMemberAndNotTheRequestCurrentOnTheSchedulerThread() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      InferenceTrace bystander = f.tracer.start("m", "req-current");
+      long failedId;
+      try (RequestContext.Scope current = RequestContext.with("req-current").build().open();
+          SharedLaunch l = f.tracer.launch(null)) {
+        assertThat(SharedLaunch.current()).isSameAs(l);
+        l.decode(a).decode(b);
+        l.event("tensorrt", "ERROR", "enqueueV3 failed");
+        l.error("tensorrt.enqueue_failed");
+        failedId = l.id();
+      }
+      assertThat(SharedLaunch.current()).isNull();
+      a.close();
+      b.close();
+      bystander.close();
+      Map<String, InferenceRecord> r = f.byId();
+      for (String id : new String[] {"req-a", "req-b"}) {
+        InferenceRecord m = r.get(id);
+        assertThat(m.status()).isEqualTo(Status.ERROR);
+        assertThat(m.errorType()).isEqualTo("tensorrt.enqueue_failed");
+        assertThat(m.batching().failedLaunches()).isEqualTo(1);
+        assertThat(m.batching().failedLaunchId()).isEqualTo(failedId);
+        assertThat(m.events()).extracting(InferenceRecord.Event::message)
+            .contains("launch " + failedId + ": enqueueV3 failed");
+        assertThat(RecordConvention.toJson(m)).contains("\"failed_launch_id\":" + failedId);
+      }
+      InferenceRecord other = r.get("req-current");
+      assertThat(other.status()).isEqualTo(Status.SUCCESS);
+      assertThat(other.errorType()).isNull();
+      assertThat(other.batching()).isNull();
+      assertThat(f.launches.get(0).errorType()).isEqualTo("tensorrt.enqueue_failed");
+    }
+  }
+
+  @Test
+  void aRequestInTwoOpenLaunchesAtOnceIsMisuseAndCountsOnce() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      SharedLaunch first = f.tracer.launch(null);
+      SharedLaunch second = f.tracer.launch(null);
+      first.decode(a);
+      second.decode(a);
+      second.close();
+      first.prefill(a, 4).gpuMs(2); // same row as its decode
+      first.close();
+      first.decode(a); // after close
+      a.close();
+      InferenceRecord r = f.byId().get("req-a");
+      assertThat(r.batching().launchCount()).isEqualTo(1);
+      assertThat(r.gpuMs()).isEqualTo(2.0);
+      assertThat(f.tracer.stats().misuse()).isEqualTo(2);
+      assertThat(f.launches.get(1).batchSize()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void withoutListenersTheRecordBuiltOnTheWorkerCarriesTheBatchingFieldsToo() {
+    java.util.List<InferenceRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (InferenceTracer tracer = InferenceTracer.builder()
+        .sink(io.github.trtrace.core.sink.RecordSink.named("memory", records::addAll)).shutdownHook(false).build()) {
+      InferenceTrace a = tracer.start("m", "req-worker");
+      try (SharedLaunch l = tracer.launch(null)) {
+        l.decode(a).gpuMs(2);
+      }
+      a.close();
+      tracer.flush().join();
+    }
+    assertThat(records).singleElement().satisfies(r -> {
+      assertThat(r.batching()).isNotNull();
+      assertThat(r.batching().launchCount()).isEqualTo(1);
+      assertThat(r.gpuMs()).isEqualTo(2.0);
+    });
+  }
+
+  @Test
+  void aRequestThatNeverJoinedALaunchHasNoBatchingFields() {
+    try (BatchFixture f = new BatchFixture()) {
+      f.tracer.start("m", "req-plain").close();
+      InferenceRecord r = f.byId().get("req-plain");
+      assertThat(r.batching()).isNull();
+      assertThat(RecordConvention.toJson(r)).doesNotContain("launch");
+    }
+  }
+
+  @Test
+  void theNoopTracersLaunchAcceptsEverything() {
+    InferenceTracer noop = InferenceTracer.noop();
+    InferenceTrace t = noop.start("m");
+    try (SharedLaunch l = noop.launch("x")) {
+      l.prefill(t, 3).decode(t).rows(t, 2).gpuMs(1).error("e").event("k", "s", "m");
+    }
+    t.waitingForSlot().preempted("x").close();
+    assertThat(noop.launchStats().launches()).isZero();
+  }
+
+  @Test
+  void aGarbageFreeTraceIsNotReusedWhileALaunchStillHoldsIt() {
+    try (BatchFixture f = new BatchFixture(null, true)) {
+      // the body ends the request inside its launch on this very thread; the next call must get a fresh state
+      SharedLaunch[] open = new SharedLaunch[1];
+      f.tracer.run("m", "req-1", t -> {
+        open[0] = f.tracer.launch(null);
+        open[0].decode(t).gpuMs(1);
+      });
+      open[0].close();
+      f.tracer.run("m", "req-2", t -> {
+        try (SharedLaunch l = f.tracer.launch(null)) {
+          l.decode(t).gpuMs(5);
+        }
+      });
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r.get("req-2").batching().launchCount()).isEqualTo(1);
+      assertThat(r.get("req-2").gpuMs()).isEqualTo(5.0);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.github.trtrace.tensorrt.model.build;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What changed between a baseline build report and a current one.
+ *
+ * <pre>{@code
+ * BuildDiff d = current.diff(baseline);
+ * d.regressions().forEach(r -> System.out.println(r.kind() + ": " + r.detail()));
+ * }</pre>
+ *
+ * @param regressions changes for the worse
+ * @param improvements changes for the better
+ * @param notes informational changes (e.g. TensorRT version)
+ */
+public record BuildDiff(List<Regression> regressions, List<Improvement> improvements, List<String> notes) {
+
+  /** What kind of change. */
+  public enum Kind {
+    STATUS,
+    FUSION_RATE,
+    PRECISION_FALLBACK,
+    DEVICE_MEMORY,
+    PLAN_SIZE,
+    ENGINE_LAYER_COUNT,
+    NEW_WARNING,
+    NEW_ERROR
+  }
+
+  /** A change for the worse, with the baseline and current values as text. */
+  public record Regression(Kind kind, String detail, String baseline, String current) {
+    /** One line: {@code KIND: detail (baseline b, current c)}; new warnings and errors without the values. */
+    public String describe() {
+      return line(kind, detail, baseline, current);
+    }
+  }
+
+  /** A change for the better. */
+  public record Improvement(Kind kind, String detail, String baseline, String current) {
+    /** One line, as {@link Regression#describe()}. */
+    public String describe() {
+      return line(kind, detail, baseline, current);
+    }
+  }
+
+  private static String line(Kind kind, String detail, String baseline, String current) {
+    String s = kind + ": " + detail;
+    if ((!baseline.isEmpty() || !current.isEmpty()) && kind != Kind.NEW_WARNING && kind != Kind.NEW_ERROR) {
+      s += " (baseline " + baseline + ", current " + current + ")";
+    }
+    return s;
+  }
+
+  public BuildDiff {
+    regressions = List.copyOf(regressions);
+    improvements = List.copyOf(improvements);
+    notes = List.copyOf(notes);
+  }
+
+  /** Whether nothing got worse. */
+  public boolean hasRegressions() {
+    return !regressions.isEmpty();
+  }
+
+  static BuildDiff compute(BuildReport cur, BuildReport base, BuildGate.Thresholds t) {
+    List<Regression> reg = new ArrayList<>();
+    List<Improvement> imp = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+
+    if (base.status() != cur.status()) {
+      String b = base.status().wireName();
+      String c = cur.status().wireName();
+      if (cur.status() == BuildReport.Status.FAILED) {
+        reg.add(new Regression(Kind.STATUS, "build status changed from success to failed", b, c));
+      } else {
+        imp.add(new Improvement(Kind.STATUS, "build succeeds again", b, c));
+      }
+    }
+    if (!Objects.equals(base.tensorrtVersion(), cur.tensorrtVersion())) {
+      notes.add("TensorRT version changed: " + base.tensorrtVersion() + " -> " + cur.tensorrtVersion());
+    }
+
+    double bf = base.fusionRate();
+    double cf = cur.fusionRate();
+    if (Double.isFinite(bf) && Double.isFinite(cf)) {
+      if (bf - cf > t.fusionRateDrop()) {
+        reg.add(new Regression(Kind.FUSION_RATE,
+            String.format(Locale.ROOT, "fusion rate dropped by %.3f (allowed %.3f)", bf - cf, t.fusionRateDrop()),
+            fmt(bf), fmt(cf)));
+      } else if (cf > bf) {
+        imp.add(new Improvement(Kind.FUSION_RATE, "fusion rate rose", fmt(bf), fmt(cf)));
+      }
+    }
+
+    Map<String, String> basePrecision = new HashMap<>();
+    for (Map.Entry<String, BuildReport.Layer> e : byStableName(base.layers()).entrySet()) {
+      if (e.getValue().precision() != null) {
+        basePrecision.put(e.getKey(), e.getValue().precision());
+      }
+    }
+    for (Map.Entry<String, BuildReport.Layer> e : byStableName(cur.layers()).entrySet()) {
+      BuildReport.Layer l = e.getValue();
+      String was = basePrecision.get(e.getKey());
+      int before = Precisions.rank(was);
+      int after = Precisions.rank(l.precision());
+      if (before > 0 && after > before) {
+        reg.add(new Regression(Kind.PRECISION_FALLBACK,
+            "layer '" + l.name() + "' runs in higher precision", String.valueOf(was), String.valueOf(l.precision())));
+      } else if (before > 0 && after > 0 && after < before) {
+        imp.add(new Improvement(Kind.PRECISION_FALLBACK,
+            "layer '" + l.name() + "' runs in lower precision", String.valueOf(was), String.valueOf(l.precision())));
+      }
+    }
+
+    growth(reg, imp, Kind.DEVICE_MEMORY, "device memory", base.deviceMemoryBytes(), cur.deviceMemoryBytes(), t.memoryGrowth());
+    growth(reg, imp, Kind.PLAN_SIZE, "plan size", base.planBytes(), cur.planBytes(), t.planGrowth());
+
+    int bl = base.engineLayerCount();
+    int cl = cur.engineLayerCount();
+    if (bl >= 0 && cl >= 0) {
+      if (cl - bl > t.engineLayerGrowth()) {
+        reg.add(new Regression(Kind.ENGINE_LAYER_COUNT,
+            "engine has " + (cl - bl) + " more layers (allowed " + t.engineLayerGrowth() + ")",
+            String.valueOf(bl), String.valueOf(cl)));
+      } else if (cl < bl) {
+        imp.add(new Improvement(Kind.ENGINE_LAYER_COUNT, "engine has fewer layers", String.valueOf(bl), String.valueOf(cl)));
+      }
+    }
+
+    Set<String> oldWarnings = new HashSet<>(base.warnings());
+    for (String w : new LinkedHashSet<>(cur.warnings())) {
+      if (!oldWarnings.contains(w)) {
+        reg.add(new Regression(Kind.NEW_WARNING, "new warning: " + w, "", w));
+      }
+    }
+    Set<String> oldErrors = new HashSet<>();
+    base.errors().forEach(e -> oldErrors.add(e.message()));
+    Set<String> seen = new HashSet<>();
+    for (BuildReport.BuildError e : cur.errors()) {
+      if (!oldErrors.contains(e.message()) && seen.add(e.message())) {
+        reg.add(new Regression(Kind.NEW_ERROR, "new error: " + e.message(), "", e.message()));
+      }
+    }
+    return new BuildDiff(reg, imp, notes);
+  }
+
+  /** Myelin's per-build suffix of an engine layer name: {@code block0_mlp_up_myl9_11} is {@code block0_mlp_up} in every build. */
+  private static final Pattern MYELIN_SUFFIX = Pattern.compile("_myl\\d+_\\d+$");
+
+  /**
+   * Engine layers keyed by a name that is stable across builds of one network: Myelin numbers its
+   * layers per build ({@code _myl<graph>_<index>}), so the suffix is dropped, and the k-th layer of a
+   * repeated name is keyed {@code name#k}.
+   */
+  static Map<String, BuildReport.Layer> byStableName(List<BuildReport.Layer> layers) {
+    Map<String, BuildReport.Layer> out = new LinkedHashMap<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (BuildReport.Layer l : layers) {
+      String stable = stableName(l.name());
+      int k = seen.merge(stable, 1, Integer::sum);
+      out.put(k == 1 ? stable : stable + "#" + k, l);
+    }
+    return out;
+  }
+
+  static String stableName(String engineLayer) {
+    return MYELIN_SUFFIX.matcher(engineLayer).replaceFirst("");
+  }
+
+  private static void growth(List<Regression> reg, List<Improvement> imp, Kind kind, String what, long base, long cur, double allowed) {
+    if (base <= 0 || cur < 0) {
+      return;
+    }
+    double ratio = (double) (cur - base) / base;
+    if (ratio > allowed) {
+      reg.add(new Regression(kind,
+          String.format(Locale.ROOT, "%s grew by %.1f %% (allowed %.1f %%)", what, ratio * 100, allowed * 100),
+          String.valueOf(base), String.valueOf(cur)));
+    } else if (cur < base) {
+      imp.add(new Improvement(kind, what + " shrank", String.valueOf(base), String.valueOf(cur)));
+    }
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+}
