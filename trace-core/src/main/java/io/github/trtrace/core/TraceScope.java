@@ -9,6 +9,11 @@ package io.github.trtrace.core;
  * closeable of a trace, {@link InferenceTrace.StageTimer}, is not a scope: it may be closed on any
  * thread.)
  *
+ * <p>Naming rule across trtrace: a type called {@code Scope} ({@code TraceScope}, {@code RequestContext.Scope})
+ * makes something current and is closed on the thread that opened it; a closeable that makes nothing
+ * current is named for what it does ({@link InferenceTrace.StageTimer}, trace-tensorrt's {@code
+ * TrtLogPipeline.Capture}) and may be closed on any thread.
+ *
  * <pre>{@code
  * worker.submit(() -> {
  *   try (TraceScope scope = trace.makeCurrent()) {   // request_id in RequestContext and the MDC here

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpExchange;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.http.internal.RequestTracing;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,7 +16,8 @@ import java.util.WeakHashMap;
 
 /**
  * trtrace for the JDK's {@code com.sun.net.httpserver}: a filter that accepts or generates the request ID,
- * echoes it in {@value RequestIds#HEADER}, reads {@code traceparent} and runs the handler with the
+ * echoes it in {@value RequestIds#HEADER}, parses {@code traceparent} (once: the record and, with
+ * trace-otel, the request span both take it from the context) and runs the handler with the
  * request's {@link RequestContext} current (SLF4J MDC {@code request_id} included).
  *
  * <pre>{@code
@@ -87,7 +89,7 @@ public final class HttpServerTracing {
       var headers = exchange.getRequestHeaders();
       List<String> ids = headers.getOrDefault(RequestIds.HEADER, List.of());
       TracedRequest r = RequestTracing.accept(
-          ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(RequestTracing.TRACESTATE));
+          ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(TraceParent.TRACESTATE_HEADER));
       REQUESTS.put(exchange, r);
       // The response code is set by sendResponseHeaders: -1 means the headers are not sent yet (always so
       // in the filter, which runs before the handler). Headers set later are dropped by the JDK.

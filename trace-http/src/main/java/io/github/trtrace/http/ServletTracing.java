@@ -3,6 +3,7 @@ package io.github.trtrace.http;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.http.internal.RequestTracing;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -21,7 +22,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * trtrace for Jakarta Servlet containers (Servlet 6: Jetty 12 ee10, Tomcat 10.1+): a filter that accepts
- * or generates the request ID, echoes it in {@value RequestIds#HEADER}, reads {@code traceparent} and runs
+ * or generates the request ID, echoes it in {@value RequestIds#HEADER}, parses {@code traceparent} (once: the record and, with
+ * trace-otel, the request span both take it from the context) and runs
  * the rest of the chain with the request's {@link RequestContext} current (SLF4J MDC {@code request_id}).
  *
  * <pre>{@code
@@ -94,7 +96,7 @@ public final class ServletTracing {
   private static TracedRequest decide(HttpServletRequest request, @Nullable HttpServletResponse response) {
     List<String> ids = Collections.list(request.getHeaders(RequestIds.HEADER));
     TracedRequest r = RequestTracing.accept(
-        ids, request.getHeader(TraceParent.HEADER), request.getHeader(RequestTracing.TRACESTATE));
+        ids, request.getHeader(TraceParent.HEADER), request.getHeader(TraceParent.TRACESTATE_HEADER));
     request.setAttribute(RequestTracing.ATTRIBUTE, r);
     if (response != null && !response.isCommitted()) {
       response.setHeader(RequestIds.HEADER, r.requestId());

@@ -5,6 +5,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.InferenceTracer.TracedCallable;
 import io.github.trtrace.core.InferenceTracer.TracedRunnable;
 import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.TraceParent;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -33,7 +34,10 @@ public interface TracedRequest {
   /** The caller's invalid {@code X-Request-ID}, sanitized and truncated; null when none was rejected. */
   @Nullable String rejectedRequestId();
 
-  /** The caller's trace context, when a valid {@code traceparent} header came in. */
+  /**
+   * The caller's trace context, when a valid {@code traceparent} header came in (with its
+   * {@code tracestate}); the same object as {@code context().traceParent()}.
+   */
   Optional<TraceParent> traceParent();
 
   /** The caller's raw {@code tracestate} header (for a propagator that needs it), null when absent. */
@@ -43,14 +47,12 @@ public interface TracedRequest {
   RequestContext context();
 
   /**
-   * Starts a trace for this request under {@link #context()} (on whatever thread calls it) and links it to
-   * the caller's trace: {@code trace_id} from {@code traceparent}, {@code span_id} the caller's span (the
-   * span of this request that exists in the tracing backend when nothing else exports one).
-   *
-   * <p>With a listener that exports its own spans (trace-otel), that listener links the record to its own
-   * span while the trace starts, and the first link wins ({@link InferenceTrace#traceContext}); to make
-   * that span a child of the caller's, make the caller's extracted OpenTelemetry context current around
-   * this call (trace-otel's {@code HttpServerPropagation.extract(otel, exchange).makeCurrent()}).
+   * Starts a trace for this request under {@link #context()} (on whatever thread calls it). The context
+   * carries the caller's {@link #traceParent()}, parsed once by the filter, so the trace is linked to the
+   * caller's trace: {@code trace_id} from {@code traceparent}, {@code span_id} the caller's span (the span
+   * of this request that exists in the tracing backend when nothing else exports one). With trace-otel
+   * installed as a listener, its request span is a child of the caller's span and the record gets that
+   * span's IDs instead: nothing else to install on the HTTP path.
    *
    * <p>The trace is not made current and must be ended by the caller, failures recorded before; prefer
    * {@link #call} / {@link #run}, which do both.

@@ -8,6 +8,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.testing.InMemorySink;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

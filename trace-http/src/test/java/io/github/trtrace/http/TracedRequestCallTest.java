@@ -8,6 +8,7 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.testing.InMemorySink;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

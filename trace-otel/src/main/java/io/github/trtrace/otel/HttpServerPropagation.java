@@ -8,6 +8,8 @@ import io.opentelemetry.context.Context;
  * Trace-context extraction for the JDK's built-in {@code com.sun.net.httpserver} (module {@code
  * jdk.httpserver}). Kept in its own class so nothing else in trace-otel needs that module.
  *
+ * <p>Not needed behind trace-http's filter, which already gives the request span the caller's parent.
+ *
  * <pre>{@code
  * server.createContext("/v1/completions", exchange -> {
  *   try (Scope s = HttpServerPropagation.extract(openTelemetry, exchange).makeCurrent()) {

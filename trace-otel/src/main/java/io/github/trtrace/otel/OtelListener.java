@@ -4,12 +4,15 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.core.redact.Redactor;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.TraceFlags;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
@@ -74,7 +77,7 @@ final class OtelListener implements TrtraceOpenTelemetry {
   public Handle onStart(InferenceTrace trace, long startEpochNanos) {
     try {
       ModelNames names = names(RecordConvention.text(trace.modelName()));
-      Context parent = Context.current();
+      Context parent = callerParent(trace, Context.current());
       SpanContext parentSpan = Span.fromContext(parent).getSpanContext();
       // A valid local span is the host's own (HTTP server) span: nest under it as INTERNAL.
       SpanKind kind = parentSpan.isValid() && !parentSpan.isRemote() ? SpanKind.INTERNAL : SpanKind.SERVER;
@@ -96,6 +99,28 @@ final class OtelListener implements TrtraceOpenTelemetry {
       error("onStart", e);
       return Handle.NOOP;
     }
+  }
+
+  /**
+   * The parent of the request span: the current OpenTelemetry context when it holds a span (the host's own
+   * server span, or a context the host extracted), otherwise the caller's {@code traceparent} that
+   * trace-http's filter parsed into the request's {@link RequestContext}, as a remote parent. The header is
+   * not read again here: the record and the span share the one parse.
+   */
+  private static Context callerParent(InferenceTrace trace, Context current) {
+    if (Span.fromContext(current).getSpanContext().isValid()) {
+      return current;
+    }
+    RequestContext request = RequestContext.current();
+    TraceParent caller = request.traceParent();
+    if (caller == null || !trace.requestId().equals(request.requestId())) {
+      return current;
+    }
+    SpanContext remote =
+        SpanContext.createFromRemoteParent(
+            caller.traceId(), caller.parentId(), TraceFlags.fromByte((byte) caller.flags()),
+            W3cTraceState.decode(caller.traceState()));
+    return current.with(Span.wrap(remote));
   }
 
   @Override

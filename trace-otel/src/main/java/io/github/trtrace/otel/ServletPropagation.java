@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * {@code provided} dependency of trace-otel: only this class touches it, so hosts without a servlet
  * container never load it.
  *
+ * <p>Not needed behind trace-http's filter, which already gives the request span the caller's parent.
+ *
  * <pre>{@code
  * protected void doPost(HttpServletRequest req, HttpServletResponse resp) {
  *   try (Scope s = ServletPropagation.extract(openTelemetry, req).makeCurrent()) {

@@ -26,8 +26,11 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>For servlet requests see {@link ServletPropagation}; for the JDK server's exchange, {@link
- * HttpServerPropagation}. Neither is needed for plain maps.
+ * <p><b>Behind trace-http's filter none of this is needed</b>: the filter parses {@code traceparent} once and
+ * the request span takes that parent from the request's context. Use these for transports without that
+ * filter, or for propagators other than W3C (B3, Jaeger) that the host configured. For servlet requests see
+ * {@link ServletPropagation}; for the JDK server's exchange, {@link HttpServerPropagation}. Neither is
+ * needed for plain maps.
  */
 public final class TraceHeaders {
   private TraceHeaders() {}
@@ -43,8 +46,8 @@ public final class TraceHeaders {
   }
 
   /**
-   * From the raw {@code traceparent} and {@code tracestate} header values, e.g. as trace-http's
-   * {@code TracedRequest} keeps them; either may be null.
+   * From raw {@code traceparent} and {@code tracestate} header values; either may be null. Not for
+   * trace-http's {@code TracedRequest}: its parent already reaches the request span.
    */
   public static Context extract(OpenTelemetry openTelemetry, @Nullable String traceparent, @Nullable String tracestate) {
     Map<String, String> headers = new HashMap<>(4);

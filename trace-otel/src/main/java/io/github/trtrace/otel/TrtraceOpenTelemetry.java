@@ -24,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Spans</h2>
  * The request span is named {@code {gen_ai.operation.name} {gen_ai.request.model}}. Its kind is
  * SERVER, unless a local span is current when the trace starts (the host's own HTTP server span):
- * then it is an INTERNAL child of that span. A remote parent (an extracted {@code traceparent}, see
- * {@link TraceHeaders}) keeps it SERVER. Stage spans ({@link GenAiConvention#SPAN_QUEUE}, ...) nest
+ * then it is an INTERNAL child of that span. A remote parent keeps it SERVER: the caller's {@code
+ * traceparent} as trace-http's filter parsed it into the request's {@code RequestContext} (nothing else to
+ * install on the HTTP path), or a context extracted with the host's propagators ({@link TraceHeaders}). Stage spans ({@link GenAiConvention#SPAN_QUEUE}, ...) nest
  * as the stages did and carry the trace's own timestamps, not the time of export. While user code
  * runs inside {@code tracer.call}/{@code run} (or {@code trace.makeCurrent()}), the request span is
  * current, so the host's instrumentation nests under it, and the MDC carries {@code trace_id} and

@@ -9,14 +9,18 @@ import org.jspecify.annotations.Nullable;
 
 /** The only {@link RequestContext} implementation: an immutable value; entering it goes to the storage. */
 final class DefaultRequestContext implements RequestContext {
-  static final DefaultRequestContext EMPTY = new DefaultRequestContext(null, null, Map.of());
+  static final DefaultRequestContext EMPTY = new DefaultRequestContext(null, null, Map.of(), null);
 
   private final @Nullable String requestId;
   private final @Nullable String modelName;
   private final Map<String, String> attributes;
+  private final @Nullable TraceParent traceParent;
 
-  DefaultRequestContext(@Nullable String requestId, @Nullable String modelName, Map<String, String> attributes) {
+  DefaultRequestContext(
+      @Nullable String requestId, @Nullable String modelName, Map<String, String> attributes,
+      @Nullable TraceParent traceParent) {
     this.requestId = requestId;
+    this.traceParent = traceParent;
     this.modelName = modelName;
     this.attributes =
         attributes.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
@@ -35,6 +39,11 @@ final class DefaultRequestContext implements RequestContext {
   @Override
   public Map<String, String> attributes() {
     return attributes;
+  }
+
+  @Override
+  public @Nullable TraceParent traceParent() {
+    return traceParent;
   }
 
   @Override
@@ -61,7 +70,7 @@ final class DefaultRequestContext implements RequestContext {
 
   @Override
   public RequestContext withModel(@Nullable String model) {
-    return new DefaultRequestContext(idOrGenerated(), model, attributes);
+    return new DefaultRequestContext(idOrGenerated(), model, attributes, traceParent);
   }
 
   @Override
@@ -73,7 +82,7 @@ final class DefaultRequestContext implements RequestContext {
     } else {
       copy.put(key, value);
     }
-    return new DefaultRequestContext(idOrGenerated(), modelName, copy);
+    return new DefaultRequestContext(idOrGenerated(), modelName, copy, traceParent);
   }
 
   private String idOrGenerated() {
@@ -88,6 +97,7 @@ final class DefaultRequestContext implements RequestContext {
     return "RequestContext{requestId=" + requestId
         + (modelName == null ? "" : ", model=" + modelName)
         + (attributes.isEmpty() ? "" : ", attributes=" + attributes)
+        + (traceParent == null ? "" : ", traceParent=" + traceParent.toHeader())
         + "}";
   }
 }

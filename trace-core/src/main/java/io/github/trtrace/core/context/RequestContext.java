@@ -9,7 +9,8 @@ import java.util.concurrent.ExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request an inference call belongs to: its ID, the model serving it and user attributes. Immutable.
+ * The request an inference call belongs to: its ID, the model serving it, user attributes and, when the
+ * caller sent a valid W3C {@code traceparent}, the caller's {@link TraceParent}. Immutable.
  *
  * <p>One context is <em>current</em> on each thread (the {@linkplain #empty() empty} one when none). It
  * becomes current structurally with {@link #run}/{@link #call}, or until a {@link Scope} is closed with
@@ -46,6 +47,15 @@ public interface RequestContext {
 
   /** User attributes in insertion order; unmodifiable. */
   Map<String, String> attributes();
+
+  /**
+   * The caller's W3C trace context, null when none came in. A trace started under this context links its
+   * record to it ({@code trace_id}, and the caller's span as {@code span_id} unless a listener such as
+   * trace-otel links it to its own span first), and trace-otel makes it the remote parent of the request
+   * span. Set by trace-http's filters or {@link Builder#traceParent}; kept by {@link #withModel} and
+   * {@link #withAttribute}.
+   */
+  @Nullable TraceParent traceParent();
 
   /** True only for the context with no request (what {@link #current()} returns outside any request). */
   boolean isEmpty();
@@ -154,6 +164,8 @@ public interface RequestContext {
    * <p>Thread rule, the same as {@code io.github.trtrace.core.TraceScope}'s: close it on the thread
    * that opened it, innermost scope first (try-with-resources does both). A close on another thread
    * does nothing and is logged; closing an outer scope first also closes the scopes opened inside it.
+   * (Every type called {@code Scope} in trtrace follows this rule; closeables that may be closed on any
+   * thread are not called scopes.)
    */
   interface Scope extends AutoCloseable {
     @Override
@@ -172,6 +184,7 @@ public interface RequestContext {
     private @Nullable String modelName;
     /** Made on the first attribute only: a builder without attributes is often scalar-replaced by the JIT. */
     private @Nullable Map<String, String> attributes;
+    private @Nullable TraceParent traceParent;
 
     private Builder(@Nullable String requestId) {
       if (requestId != null && RequestIds.isValid(requestId)) {
@@ -211,6 +224,12 @@ public interface RequestContext {
       return this;
     }
 
+    /** Sets the caller's trace context (see {@link RequestContext#traceParent()}); null removes it. */
+    public Builder traceParent(@Nullable TraceParent traceParent) {
+      this.traceParent = traceParent;
+      return this;
+    }
+
     private Map<String, String> attributes() {
       Map<String, String> a = attributes;
       if (a == null) {
@@ -221,7 +240,8 @@ public interface RequestContext {
 
     /** The immutable context. */
     public RequestContext build() {
-      return new DefaultRequestContext(requestId, modelName, attributes == null ? Map.of() : attributes);
+      return new DefaultRequestContext(
+          requestId, modelName, attributes == null ? Map.of() : attributes, traceParent);
     }
 
     /** Builds the context and {@linkplain RequestContext#run runs} {@code task} under it. */

@@ -21,7 +21,7 @@ final class ReusableContextScope implements ContextAccess.ReusableScope {
     if (storage instanceof LayeredStorage) {
       frame = ((LayeredStorage) storage).overlay().pushReusable(frame, requestId, modelName, attributes);
     } else {
-      other = new DefaultRequestContext(requestId, modelName, attributes).open();
+      other = new DefaultRequestContext(requestId, modelName, attributes, null).open();
     }
   }
 

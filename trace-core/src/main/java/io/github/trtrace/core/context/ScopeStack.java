@@ -210,7 +210,7 @@ final class ScopeStack {
     RequestContext context() {
       RequestContext c = context;
       if (c == null) {
-        c = context = new DefaultRequestContext(requestId, modelName, attributes);
+        c = context = new DefaultRequestContext(requestId, modelName, attributes, null);
       }
       return c;
     }

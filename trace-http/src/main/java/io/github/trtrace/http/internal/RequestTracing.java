@@ -5,7 +5,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.http.TraceParent;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.http.TracedRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -20,8 +20,6 @@ import org.jspecify.annotations.Nullable;
 public final class RequestTracing {
   /** The request/exchange attribute under which the filters keep the {@link TracedRequest}. */
   public static final String ATTRIBUTE = TracedRequest.class.getName();
-  /** Header carrying vendor trace state beside {@code traceparent}. */
-  public static final String TRACESTATE = "tracestate";
   /** The record attribute holding the HTTP status of a rejection. */
   public static final String HTTP_STATUS_ATTRIBUTE = "http_status";
 
@@ -29,14 +27,18 @@ public final class RequestTracing {
 
   /**
    * Decides the request from the header values. Several {@code X-Request-ID} values are ambiguous: they are
-   * rejected together (joined with {@code ','}, which no valid ID contains) and an ID is generated.
+   * rejected together (joined with {@code ','}, which no valid ID contains) and an ID is generated. The
+   * {@code traceparent} is parsed here, once: the parent goes into the request's context, where the record
+   * (through the tracer) and trace-otel's span (through its listener) both read it.
    */
   public static TracedRequest accept(
       List<String> requestIdValues, @Nullable String traceparent, @Nullable String tracestate) {
     String header = requestIdValues.isEmpty() ? null
         : requestIdValues.size() == 1 ? requestIdValues.get(0) : String.join(",", requestIdValues);
     RequestIds.Accepted accepted = RequestIds.accept(header);
-    return new Accepted(accepted, accepted.toContext().build(), TraceParent.parse(traceparent), tracestate);
+    Optional<TraceParent> parent = TraceParent.parse(traceparent, tracestate);
+    RequestContext context = accepted.toContext().traceParent(parent.orElse(null)).build();
+    return new Accepted(accepted, context, parent, tracestate);
   }
 
   /**
@@ -87,14 +89,13 @@ public final class RequestTracing {
 
     @Override
     public InferenceTrace startTrace(InferenceTracer tracer, String modelName) {
-      InferenceTrace t;
+      // Started under the request's context, which carries the parsed traceparent: the tracer links the
+      // record to it, and a listener exporting spans (trace-otel) parents its span on it.
       try {
-        t = context.call(() -> tracer.start(modelName));
+        return context.call(() -> tracer.start(modelName));
       } catch (Exception e) { // tracer.start never throws; keep the compiler happy without hiding a bug
         throw new IllegalStateException(e);
       }
-      traceParent.ifPresent(tp -> t.traceContext(tp.traceId(), tp.parentId()));
-      return t;
     }
 
     @Override

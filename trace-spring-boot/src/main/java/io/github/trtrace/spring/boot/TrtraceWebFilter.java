@@ -2,7 +2,7 @@ package io.github.trtrace.spring.boot;
 
 import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.context.RequestIds;
-import io.github.trtrace.http.TraceParent;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.http.TracedRequest;
 import io.github.trtrace.http.internal.RequestTracing;
 import java.util.List;
@@ -14,7 +14,8 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * trtrace for WebFlux: accepts or generates {@code X-Request-ID}, echoes it, reads {@code traceparent}, keeps
+ * trtrace for WebFlux: accepts or generates {@code X-Request-ID}, echoes it, parses {@code traceparent} once
+ * into the request's context (the record and trace-otel's span both take their parent from there), keeps
  * the {@link TracedRequest} as an exchange attribute, and puts the request's {@link RequestContext} into the
  * Reactor context under {@link #CONTEXT_KEY}. With Micrometer's context-propagation on the class path the
  * auto-configuration registers a {@code ThreadLocalAccessor} for that key, so with
@@ -60,7 +61,7 @@ public final class TrtraceWebFilter implements WebFilter, Ordered {
     String id = headers.getFirst(RequestIds.HEADER);
     List<String> ids = id == null ? List.of() : List.of(id);
     return RequestTracing.accept(
-        ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(RequestTracing.TRACESTATE));
+        ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(TraceParent.TRACESTATE_HEADER));
   }
 
   @Override

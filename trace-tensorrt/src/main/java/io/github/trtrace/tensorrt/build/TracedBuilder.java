@@ -91,7 +91,7 @@ public final class TracedBuilder implements AutoCloseable {
     List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
     IBuilder b;
     long t0 = System.nanoTime();
-    try (TrtLogPipeline.Scope scope = pipeline.openScope(CREATE_SCOPE, events::add)) {
+    try (TrtLogPipeline.Capture scope = pipeline.openCapture(CREATE_SCOPE, events::add)) {
       b = nvinfer.createInferBuilder(logger);
     }
     if (b == null || b.isNull()) {
@@ -157,7 +157,7 @@ public final class TracedBuilder implements AutoCloseable {
     long t0 = System.nanoTime();
     long t1;
     IHostMemory plan;
-    try (TrtLogPipeline.Scope scope = pipeline.openScope("build:" + modelName, events::add)) {
+    try (TrtLogPipeline.Capture scope = pipeline.openCapture("build:" + modelName, events::add)) {
       progress.start();
       plan = builder.buildSerializedNetwork(network, config);
     } finally {

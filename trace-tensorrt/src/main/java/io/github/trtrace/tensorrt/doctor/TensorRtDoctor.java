@@ -191,7 +191,7 @@ public final class TensorRtDoctor {
     List<TrtLogEvent> events = Collections.synchronizedList(new ArrayList<>());
     long t0 = System.nanoTime();
     org.bytedeco.tensorrt.nvinfer.IBuilder builder;
-    try (TrtLogPipeline.Scope scope = logger.pipeline().openScope("doctor:createInferBuilder", events::add)) {
+    try (TrtLogPipeline.Capture scope = logger.pipeline().openCapture("doctor:createInferBuilder", events::add)) {
       builder = org.bytedeco.tensorrt.global.nvinfer.createInferBuilder(logger);
     } catch (RuntimeException | LinkageError e) {
       b.builderCreation(false, rootMessage(e), (System.nanoTime() - t0) / 1e6);

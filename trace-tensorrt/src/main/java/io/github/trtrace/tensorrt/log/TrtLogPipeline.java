@@ -34,7 +34,7 @@ import org.slf4j.event.Level;
  * SLF4J and listeners. {@link #log(int, String)} never throws.
  *
  * <p>Attribution: the request of the calling thread ({@link RequestContext#current()}) if any; the
- * scope is the innermost {@linkplain #openScope scope} opened by the calling thread (TensorRT calls
+ * scope is the innermost {@linkplain #openCapture capture} opened by the calling thread (TensorRT calls
  * the logger on the thread that called it, so two builds on two threads each capture their own
  * lines). A line from a thread that opened no scope belongs to no scope, whatever other threads have
  * open: a serving warning never lands in a concurrent build's report. Such lines logged while scopes
@@ -51,7 +51,7 @@ import org.slf4j.event.Level;
  * TrtLogPipeline pipeline = TrtLogPipeline.builder()
  *     .redact(Pattern.compile("\\[\\d+(,\\d+)*\\]"), "[shape]")
  *     .build();
- * try (TrtLogPipeline.Scope s = pipeline.openScope("build:llama-8b", report::add)) {
+ * try (TrtLogPipeline.Capture s = pipeline.openCapture("build:llama-8b", report::add)) {
  *   builder.buildSerializedNetwork(network, config);
  * }
  * }</pre>
@@ -73,13 +73,17 @@ public final class TrtLogPipeline {
   }
 
   /**
-   * An open attribution scope: it captures the lines TensorRT logs on the thread that opened it (the
-   * innermost scope of that thread). It makes nothing current (no request ID, no MDC), so unlike
-   * trace-core's {@code TraceScope} it may be closed on any thread; closing it is idempotent and never
-   * throws.
+   * An open capture of the lines TensorRT logs on the thread that opened it (the innermost capture of that
+   * thread gets them). Not a scope: it makes nothing current (no request ID, no MDC), so unlike trace-core's
+   * {@code TraceScope} and {@code RequestContext.Scope}, which must be closed on the thread that opened them,
+   * a capture may be closed on any thread. Closing it is idempotent and never throws.
+   *
+   * <pre>{@code
+   * try (TrtLogPipeline.Capture c = pipeline.openCapture("build:llama-8b", report::add)) { build(); }
+   * }</pre>
    */
-  public interface Scope extends AutoCloseable {
-    /** The scope name, e.g. {@code build:llama-8b}. */
+  public interface Capture extends AutoCloseable {
+    /** The capture's name, e.g. {@code build:llama-8b}. */
     String name();
 
     @Override
@@ -124,7 +128,7 @@ public final class TrtLogPipeline {
     long suppressed;
   }
 
-  private final class ScopeImpl implements Scope {
+  private final class ScopeImpl implements Capture {
     private final String name;
     private final Consumer<TrtLogEvent> capture;
     private final Thread owner;
@@ -357,15 +361,15 @@ public final class TrtLogPipeline {
   }
 
   /**
-   * Opens a scope for the calling thread: until it is closed, the lines TensorRT logs on this thread
-   * go to {@code capture} (every severity) and carry the scope name. Scopes nest per thread; the
-   * innermost open one wins. Lines from other threads never reach this scope. Thread-safe; the scope
-   * may be closed from any thread.
+   * Opens a capture for the calling thread: until it is closed, the lines TensorRT logs on this thread
+   * go to {@code capture} (every severity) and carry the capture's name as their scope. Captures nest per
+   * thread; the innermost open one wins. Lines from other threads never reach it. Thread-safe; the
+   * capture may be closed from any thread.
    *
    * @param scopeName e.g. {@code "build:llama-8b"} or {@code "engine:<fingerprint>"}
-   * @param capture receives every line of the scope; exceptions it throws are counted and swallowed
+   * @param capture receives every line of the capture; exceptions it throws are counted and swallowed
    */
-  public Scope openScope(String scopeName, Consumer<TrtLogEvent> capture) {
+  public Capture openCapture(String scopeName, Consumer<TrtLogEvent> capture) {
     Objects.requireNonNull(scopeName, "scopeName");
     Objects.requireNonNull(capture, "capture");
     ScopeImpl scope = new ScopeImpl(scopeName, capture, Thread.currentThread());

@@ -62,8 +62,8 @@ class TrtLogPipelineTest {
     TrtLogPipeline p = builder().build();
     List<TrtLogEvent> outer = new ArrayList<>();
     List<TrtLogEvent> inner = new ArrayList<>();
-    try (TrtLogPipeline.Scope o = p.openScope("engine:abc", outer::add)) {
-      try (TrtLogPipeline.Scope i = p.openScope("build:llama-8b", inner::add)) {
+    try (TrtLogPipeline.Capture o = p.openCapture("engine:abc", outer::add)) {
+      try (TrtLogPipeline.Capture i = p.openCapture("build:llama-8b", inner::add)) {
         p.log(4, VERBOSE_LINE);
         p.log(3, MEM_INFO);
         p.log(1, KLIB_ERROR);
@@ -83,7 +83,7 @@ class TrtLogPipelineTest {
     List<TrtLogEvent> runtime = new ArrayList<>();
     TrtLogPipeline p = builder().onEvent(runtime::add).build();
     List<TrtLogEvent> captured = new ArrayList<>();
-    try (TrtLogPipeline.Scope s = p.openScope("engine:abc", captured::add)) {
+    try (TrtLogPipeline.Capture s = p.openCapture("engine:abc", captured::add)) {
       currentRequest.set("req-7");
       p.log(2, "some warning");
     }
@@ -99,8 +99,8 @@ class TrtLogPipelineTest {
     TrtLogPipeline p = builder().build();
     List<TrtLogEvent> a = new ArrayList<>();
     List<TrtLogEvent> b = new ArrayList<>();
-    TrtLogPipeline.Scope sa = p.openScope("build:a", a::add);
-    TrtLogPipeline.Scope sb = p.openScope("build:b", b::add);
+    TrtLogPipeline.Capture sa = p.openCapture("build:a", a::add);
+    TrtLogPipeline.Capture sb = p.openCapture("build:b", b::add);
     sa.close();
     sa.close();
     p.log(3, MEM_INFO);
@@ -133,7 +133,7 @@ class TrtLogPipelineTest {
 
   private static void build(
       TrtLogPipeline p, String name, List<TrtLogEvent> capture, String line, CyclicBarrier open, CyclicBarrier logged) {
-    try (TrtLogPipeline.Scope s = p.openScope(name, capture::add)) {
+    try (TrtLogPipeline.Capture s = p.openCapture(name, capture::add)) {
       open.await(10, TimeUnit.SECONDS);
       p.log(3, line);
       logged.await(10, TimeUnit.SECONDS);
@@ -148,7 +148,7 @@ class TrtLogPipelineTest {
     List<TrtLogEvent> runtime = new ArrayList<>();
     TrtLogPipeline p = builder().buildAudit(audit::add).onEvent(runtime::add).build();
     List<TrtLogEvent> build = new ArrayList<>();
-    try (TrtLogPipeline.Scope s = p.openScope("build:main", build::add)) {
+    try (TrtLogPipeline.Capture s = p.openCapture("build:main", build::add)) {
       onWorker(() -> {
         currentRequest.set("req-serving-1");
         p.log(2, "serving warning on a request thread");
@@ -174,7 +174,7 @@ class TrtLogPipelineTest {
     assertThat(p.stats().redacted()).isZero();
     assertThat(p.stats().eventsBySeverity()).containsEntry(TrtSeverity.INFO, 1L);
     assertThat(printed).isEmpty();
-    try (TrtLogPipeline.Scope s = p.openScope("build:x", e -> { })) {
+    try (TrtLogPipeline.Capture s = p.openCapture("build:x", e -> { })) {
       p.log(3, MEM_INFO); // captured by the scope: now it is redacted
     }
     assertThat(p.stats().redacted()).isEqualTo(1);
@@ -231,7 +231,7 @@ class TrtLogPipelineTest {
     List<TrtLogEvent> audit = new ArrayList<>();
     TrtLogPipeline p = builder().buildAudit(audit::add).build();
     p.log(2, "outside any scope");
-    try (TrtLogPipeline.Scope s = p.openScope("build:x", e -> { })) {
+    try (TrtLogPipeline.Capture s = p.openCapture("build:x", e -> { })) {
       p.log(4, VERBOSE_LINE);
     }
     assertThat(audit).extracting(TrtLogEvent::message).containsExactly(VERBOSE_LINE);
@@ -271,7 +271,7 @@ class TrtLogPipelineTest {
         .redact(Pattern.compile("\\[\\d+(,\\d+)*\\]"), "[shape]")
         .onEvent(runtime::add)
         .build();
-    try (TrtLogPipeline.Scope s = p.openScope("build:x", scoped::add)) {
+    try (TrtLogPipeline.Capture s = p.openCapture("build:x", scoped::add)) {
       p.log(1, line);
     }
     assertThat(runtime).singleElement().satisfies(e -> {
@@ -304,7 +304,7 @@ class TrtLogPipelineTest {
   void rateLimitDoesNotTouchScopeCapture() {
     List<TrtLogEvent> scoped = new ArrayList<>();
     TrtLogPipeline p = builder().maxIdenticalPerSecond(1).build();
-    try (TrtLogPipeline.Scope s = p.openScope("build:x", scoped::add)) {
+    try (TrtLogPipeline.Capture s = p.openCapture("build:x", scoped::add)) {
       for (int i = 0; i < 5; i++) {
         p.log(2, "same warning");
       }
@@ -322,7 +322,7 @@ class TrtLogPipelineTest {
         .build();
     List<TrtLogEvent> second = new ArrayList<>();
     p.onEvent(second::add);
-    TrtLogPipeline.Scope s = p.openScope("build:x", e -> { throw new IllegalStateException("capture bug"); });
+    TrtLogPipeline.Capture s = p.openCapture("build:x", e -> { throw new IllegalStateException("capture bug"); });
     assertThatCode(() -> p.log(1, KLIB_ERROR)).doesNotThrowAnyException();
     assertThatCode(() -> p.log(1, null)).doesNotThrowAnyException();
     s.close();

@@ -360,7 +360,7 @@ public final class GpuCheck {
     TensorRtLogger trtLogger = logger();
     List<TrtLogEvent> scoped = new java.util.concurrent.CopyOnWriteArrayList<>();
     String inRequest;
-    try (TrtLogPipeline.Scope scope = pipeline.openScope("build:bridge-check", scoped::add)) {
+    try (TrtLogPipeline.Capture scope = pipeline.openCapture("build:bridge-check", scoped::add)) {
       IBuilder b = RequestContext.with("req-gpucheck-1").call(() -> nvinfer.createInferBuilder(trtLogger));
       TensorRtObjects.destroy(b);
     }

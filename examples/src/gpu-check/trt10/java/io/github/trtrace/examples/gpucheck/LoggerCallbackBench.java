@@ -28,7 +28,7 @@ public final class LoggerCallbackBench {
       long filtered = TensorRtEmulator.logCalls(addr, 3, msg, 100_000);
       // VERBOSE inside a build scope: captured into the report, not printed
       long captured;
-      try (TrtLogPipeline.Scope s = pipeline.openScope("build:bench", (TrtLogEvent e) -> { })) {
+      try (TrtLogPipeline.Capture s = pipeline.openCapture("build:bench", (TrtLogEvent e) -> { })) {
         TensorRtEmulator.logCalls(addr, 4, msg, 20_000);
         captured = TensorRtEmulator.logCalls(addr, 4, msg, 100_000);
       }

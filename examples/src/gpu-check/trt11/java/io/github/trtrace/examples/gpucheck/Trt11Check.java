@@ -149,7 +149,7 @@ public final class Trt11Check {
     TensorRtLogger l = logger();
     List<TrtLogEvent> scoped = new CopyOnWriteArrayList<>();
     Object builder;
-    try (TrtLogPipeline.Scope s = pipeline.openScope("build:bridge11", scoped::add)) {
+    try (TrtLogPipeline.Capture s = pipeline.openCapture("build:bridge11", scoped::add)) {
       builder = RequestContext.with("req-trt11-1").call(() -> nvinfer.createInferBuilder(l));
     }
     for (TrtLogEvent e : scoped) {

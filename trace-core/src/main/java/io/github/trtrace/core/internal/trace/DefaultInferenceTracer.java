@@ -7,6 +7,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.InferenceTracer.TracedCallable;
 import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.context.TraceParent;
 import io.github.trtrace.core.context.RequestIds;
 import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
@@ -348,6 +349,13 @@ final class DefaultInferenceTracer implements InferenceTracer {
           listenerFailed(listeners[i].getClass().getName(), "onStart", id, e);
         }
       }
+    }
+    // The caller's trace context (trace-http's filter put it in the request's context): after the
+    // listeners, so that one exporting its own span (trace-otel, parented on it) links the record first.
+    RequestContext ctx = RequestContext.current();
+    TraceParent caller = ctx.traceParent();
+    if (caller != null && id.equals(ctx.requestId())) {
+      t.traceContext(caller.traceId(), caller.parentId());
     }
   }
 

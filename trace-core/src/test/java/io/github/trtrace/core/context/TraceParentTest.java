@@ -1,4 +1,4 @@
-package io.github.trtrace.http;
+package io.github.trtrace.core.context;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,6 +44,26 @@ class TraceParentTest {
   })
   void rejectsWhatTheSpecificationRejects(String header) {
     assertThat(TraceParent.parse(header)).isEmpty();
+  }
+
+  @Test
+  void keepsTheTracestateBesideAValidTraceparentOnly() {
+    assertThat(TraceParent.parse(VALID, " congo=t61rcWkgMzE ")).hasValueSatisfying(
+        tp -> assertThat(tp.traceState()).isEqualTo("congo=t61rcWkgMzE"));
+    assertThat(TraceParent.parse(VALID, "")).hasValueSatisfying(tp -> assertThat(tp.traceState()).isNull());
+    assertThat(TraceParent.parse(VALID.toUpperCase(), "congo=t61rcWkgMzE")).isEmpty();
+    String tooLong = "k=" + "v".repeat(TraceParent.MAX_TRACESTATE_LENGTH);
+    assertThat(TraceParent.parse(VALID, tooLong)).hasValueSatisfying(tp -> assertThat(tp.traceState()).isNull());
+  }
+
+  @Test
+  void theRequestContextCarriesTheParentThroughCopies() {
+    TraceParent tp = TraceParent.parse(VALID, "a=1").orElseThrow();
+    RequestContext c = RequestContext.with("req-1").traceParent(tp).build();
+    assertThat(c.traceParent()).isSameAs(tp);
+    assertThat(c.withModel("m").withAttribute("k", "v").traceParent()).isSameAs(tp);
+    assertThat(RequestContext.with("req-2").build().traceParent()).isNull();
+    assertThat(RequestContext.empty().traceParent()).isNull();
   }
 
   @Test

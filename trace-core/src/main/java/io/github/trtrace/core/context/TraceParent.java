@@ -1,15 +1,20 @@
-package io.github.trtrace.http;
+package io.github.trtrace.core.context;
 
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A parsed W3C Trace Context {@code traceparent} header: {@code version-traceid-parentid-flags}.
+ * The caller's position in a distributed trace: a parsed W3C Trace Context {@code traceparent} header
+ * ({@code version-traceid-parentid-flags}) and the {@code tracestate} that came with it. This is trtrace's
+ * only {@code traceparent} parser: trace-http's filters parse the header once and put the result in the
+ * request's {@link RequestContext} ({@link RequestContext.Builder#traceParent}); a trace started under that
+ * context links its record to it, and trace-otel's request span takes it as its remote parent.
  *
  * <pre>{@code
  * TraceParent tp = TraceParent.parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").orElseThrow();
  * tp.traceId();   // "4bf92f3577b34da6a3ce929d0e0e4736"
  * tp.sampled();   // true
+ * RequestContext.with("req-1").traceParent(tp).run(() -> tracer.run("llama-8b", t -> serve(t)));
  * }</pre>
  *
  * <p>Parsing follows the specification's rules for receivers: lowercase hex only, version {@code ff} and
@@ -19,10 +24,20 @@ import org.jspecify.annotations.Nullable;
  * @param traceId 32 lowercase hex digits, not all zero
  * @param parentId the caller's span ID: 16 lowercase hex digits, not all zero
  * @param flags the trace flags byte (bit 0: sampled)
+ * @param traceState the caller's {@code tracestate} header as received (stripped), null when absent, empty
+ *     or longer than {@value #MAX_TRACESTATE_LENGTH} characters; its list members are checked by whoever
+ *     reads them (trace-otel)
  */
-public record TraceParent(String traceId, String parentId, int flags) {
+public record TraceParent(String traceId, String parentId, int flags, @Nullable String traceState) {
   /** The header name. */
   public static final String HEADER = "traceparent";
+  /** The header carrying vendor trace state beside {@code traceparent}. */
+  public static final String TRACESTATE_HEADER = "tracestate";
+  /**
+   * The longest {@code tracestate} kept: 32 list members (the specification's maximum) of the longest
+   * key (256) and value (256) with their separators; a longer one cannot be valid and is dropped.
+   */
+  public static final int MAX_TRACESTATE_LENGTH = 32 * (256 + 1 + 256) + 31 * 2;
 
   private static final int VERSION_00_LENGTH = 55;
 
@@ -33,6 +48,12 @@ public record TraceParent(String traceId, String parentId, int flags) {
    *     or {@code flags} is not one byte
    */
   public TraceParent {
+    if (traceState != null) {
+      traceState = traceState.strip();
+      if (traceState.isEmpty() || traceState.length() > MAX_TRACESTATE_LENGTH) {
+        traceState = null;
+      }
+    }
     if (!isId(traceId, 32) || !isId(parentId, 16)) {
       throw new IllegalArgumentException(
           "traceparent IDs must be 32 and 16 lowercase hex digits, not all zero: " + traceId + ", " + parentId);
@@ -40,6 +61,11 @@ public record TraceParent(String traceId, String parentId, int flags) {
     if (flags < 0 || flags > 0xFF) {
       throw new IllegalArgumentException("trace flags must be one byte: " + flags);
     }
+  }
+
+  /** A trace parent without {@code tracestate}. */
+  public TraceParent(String traceId, String parentId, int flags) {
+    this(traceId, parentId, flags, null);
   }
 
   /** Whether the caller sampled this trace (flag bit 0). */
@@ -54,6 +80,15 @@ public record TraceParent(String traceId, String parentId, int flags) {
 
   /** Parses a header value; empty when it is absent or invalid (a receiver then starts a new trace). */
   public static Optional<TraceParent> parse(@Nullable String header) {
+    return parse(header, null);
+  }
+
+  /**
+   * Parses a {@code traceparent} header value and keeps the {@code tracestate} beside it; empty when the
+   * {@code traceparent} is absent or invalid (the {@code tracestate} then goes with it, as the specification
+   * says).
+   */
+  public static Optional<TraceParent> parse(@Nullable String header, @Nullable String traceState) {
     if (header == null) {
       return Optional.empty();
     }
@@ -75,7 +110,7 @@ public record TraceParent(String traceId, String parentId, int flags) {
     if (flags < 0 || !isId(traceId, 32) || !isId(parentId, 16)) {
       return Optional.empty();
     }
-    return Optional.of(new TraceParent(traceId, parentId, flags));
+    return Optional.of(new TraceParent(traceId, parentId, flags, traceState));
   }
 
   private static boolean isId(@Nullable String s, int length) {
