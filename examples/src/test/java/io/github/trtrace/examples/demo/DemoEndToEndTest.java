@@ -254,33 +254,54 @@ class DemoEndToEndTest {
     launchLogAddsUpAndJoinsTheRecords(o.log());
   }
 
-  /** Every launch's member shares add up to its CPU time; every batched record's launches are in the log. */
+  /**
+   * The demo's own launch log against its records: every line is valid by the launch-log schema and its
+   * members' shares add up to its measured time (conservation); every batched record's launches are all in
+   * the log (as many as its {@code launch_count}, its first and last by ID), and its {@code gpu_ms} is the
+   * sum of its shares there (to the rounding of values written with 3 decimals).
+   */
   private static void launchLogAddsUpAndJoinsTheRecords(Path log) throws Exception {
+    JsonSchema launchSchema;
+    try (InputStream in = DemoService.class.getResourceAsStream("/io/github/trtrace/core/launch-log.schema.json")) {
+      assertThat(in).as("launch-log schema on the class path").isNotNull();
+      launchSchema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+    }
     Map<Long, JsonNode> launches = new java.util.HashMap<>();
+    Map<String, List<Long>> launchesOf = new java.util.HashMap<>();
+    Map<String, Double> sharesOf = new java.util.HashMap<>();
     for (String line : Files.readAllLines(DemoService.launchLog(log), StandardCharsets.UTF_8)) {
       JsonNode l = JSON.readTree(line);
+      assertThat(launchSchema.validate(l)).as(line).isEmpty();
+      assertThat(l.path("share_method").asText()).as(line).isEqualTo("weighted");
+      assertThat(l.path("batch_size").asInt()).as(line).isEqualTo(l.path("members").size());
       double shares = 0;
       for (JsonNode member : l.path("members")) {
-        shares += member.path("cpu_share_ms").asDouble();
+        String id = member.path("request_id").asText();
+        shares += member.path("share_ms").asDouble();
+        launchesOf.computeIfAbsent(id, k -> new ArrayList<>()).add(l.path("launch_id").asLong());
+        sharesOf.merge(id, member.path("share_ms").asDouble(), Double::sum);
       }
-      assertThat(shares).as(line).isCloseTo(l.path("cpu_ms").asDouble(), org.assertj.core.data.Offset.offset(1e-3));
-      assertThat(l.path("batch_size").asInt()).as(line).isEqualTo(l.path("members").size());
-      launches.put(l.path("launch_id").asLong(), l);
+      // exact in the tracer (ConservationPropertiesTest); the log writes ms to 3 decimals, each value within 0.5 µs
+      double gpu = l.path("gpu_ms").asDouble();
+      assertThat(shares).as(line).isCloseTo(gpu, org.assertj.core.data.Offset.offset(
+          0.0005 * (l.path("members").size() + 1) + 1e-9));
+      assertThat(launches.put(l.path("launch_id").asLong(), l)).as("one line per launch: " + line).isNull();
     }
+    assertThat(launches).isNotEmpty();
     int batched = 0;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       JsonNode r = JSON.readTree(line);
-      JsonNode attrs = r.path("attributes");
-      if (!attrs.has("batch.first_launch")) {
+      if (r.path("launch_count").asInt() == 0) {
         continue;
       }
       batched++;
       String id = r.path("request_id").asText();
-      for (String key : List.of("batch.first_launch", "batch.last_launch")) {
-        JsonNode l = launches.get(attrs.path(key).asLong());
-        assertThat(l).as(id + " " + key).isNotNull();
-        assertThat(l.path("members").toString()).as(id).contains("\"request_id\":\"" + id + "\"");
-      }
+      List<Long> mine = launchesOf.getOrDefault(id, List.of());
+      assertThat(mine).as(id + "'s launches in the log").hasSize(r.path("launch_count").asInt());
+      assertThat(mine).as(id).contains(r.path("first_launch_id").asLong(), r.path("last_launch_id").asLong());
+      assertThat(r.path("gpu_ms_method").asText()).as(id).isEqualTo("weighted");
+      assertThat(r.path("gpu_ms").asDouble()).as(id).isCloseTo(sharesOf.get(id),
+          org.assertj.core.data.Offset.offset(0.0005 * (mine.size() + 1) + 1e-9)); // 3 decimals, as above
     }
     assertThat(batched).isPositive();
   }
