@@ -1,6 +1,7 @@
 package io.github.trtrace.cli;
 
 import io.github.trtrace.cli.internal.BuildDiffCommand;
+import io.github.trtrace.cli.internal.ExplainCommand;
 import io.github.trtrace.cli.internal.FindCommand;
 import io.github.trtrace.cli.internal.GateCommand;
 import io.github.trtrace.cli.internal.ReportCommand;
@@ -16,12 +17,13 @@ import picocli.CommandLine.Command;
  *
  * <pre>{@code
  * trtrace find api-7f3a9c2e41d0 logs/            # one request's timeline, exit 1 if absent
+ * trtrace explain api-7f3a9c2e41d0 logs/         # why it was slow: batch neighbours, slot wait, preemption
  * trtrace stats --json logs/inference.log*       # latency, knee, flags, for machines
  * trtrace report --html report.html logs/        # one self-contained HTML file
  * trtrace gate baseline.build.json new.build.json  # non-zero exit on regression
  * }</pre>
  *
- * <p>Exit codes: 0 success; 1 not found ({@code find}) or regression ({@code build-diff},
+ * <p>Exit codes: 0 success; 1 not found ({@code find}, {@code explain}) or regression ({@code build-diff},
  * {@code gate}); 2 bad usage or unreadable input.
  */
 @Command(
@@ -31,6 +33,7 @@ import picocli.CommandLine.Command;
     description = "Explains slow or garbled LLM requests from trtrace logs, and gates TensorRT builds.",
     subcommands = {
       FindCommand.class,
+      ExplainCommand.class,
       StatsCommand.class,
       ReportCommand.class,
       BuildDiffCommand.class,
@@ -75,7 +78,7 @@ public final class TrtraceCli implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(new CommandLine(this), "a command is required: find, stats, report, build-diff or gate");
+    throw new CommandLine.ParameterException(new CommandLine(this), "a command is required: find, explain, stats, report, build-diff or gate");
   }
 
   /** Version from the jar manifest. */

@@ -11,6 +11,7 @@ import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -438,6 +439,23 @@ public interface InferenceTracer extends AutoCloseable {
      */
     public Builder fromEnvironment() {
       factory.fromEnvironment();
+      return this;
+    }
+
+    /**
+     * Reads the settings of {@link #fromEnvironment()} from {@code byPropertyName}, keyed by their
+     * system-property names ({@code trtrace.log.path}, {@code trtrace.sample.rate}, ...), instead of the
+     * system properties and environment: for a framework that resolves configuration itself (Spring's
+     * {@code Environment}, where system properties and environment variables already take precedence).
+     * The same validation and messages as {@link #fromEnvironment()}; a null or blank value is unset.
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().fromProperties(environment::getProperty).build();
+     * }</pre>
+     */
+    public Builder fromProperties(java.util.function.Function<String, @Nullable String> byPropertyName) {
+      Objects.requireNonNull(byPropertyName, "byPropertyName");
+      factory.fromEnvironment((property, env) -> byPropertyName.apply(property));
       return this;
     }
 

@@ -1,7 +1,6 @@
 // Over 400 lines: the one place that names every record field (the constants and their documented meaning).
 package io.github.trtrace.core;
 
-import io.github.trtrace.core.internal.json.UnicodeChars;
 import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -415,7 +414,7 @@ public final class RecordConvention {
 
   /**
    * {@code value} with unpaired surrogates replaced by U+FFFD and, when {@code escape}, every {@link
-   * UnicodeChars#isEscaped escaped} code point written as <code>&#92;uXXXX</code> text (a supplementary one as
+   * TracerFactory#isEscaped escaped} code point written as <code>&#92;uXXXX</code> text (a supplementary one as
    * two such escapes); then cut, at a code-point and escape boundary, to at most {@code maxLength}
    * chars, the marker included. The same instance when nothing changes.
    */
@@ -444,7 +443,7 @@ public final class RecordConvention {
       char c = value.charAt(i);
       if (units == 2) {
         char low = value.charAt(i + 1);
-        if (escape && UnicodeChars.isEscaped(Character.toCodePoint(c, low))) {
+        if (escape && TracerFactory.isEscaped(Character.toCodePoint(c, low))) {
           escape(sb, c);
           escape(sb, low);
         } else {
@@ -452,7 +451,7 @@ public final class RecordConvention {
         }
       } else if (Character.isSurrogate(c)) {
         sb.append('\uFFFD');
-      } else if (escape && UnicodeChars.isEscaped(c)) {
+      } else if (escape && TracerFactory.isEscaped(c)) {
         escape(sb, c);
       } else {
         sb.append(c);
@@ -479,12 +478,12 @@ public final class RecordConvention {
       return 1;
     }
     if (units(s, i) == 2) {
-      return escape && UnicodeChars.isEscaped(Character.toCodePoint(c, s.charAt(i + 1))) ? 12 : 2;
+      return escape && TracerFactory.isEscaped(Character.toCodePoint(c, s.charAt(i + 1))) ? 12 : 2;
     }
     if (Character.isSurrogate(c)) {
       return 1; // U+FFFD
     }
-    return escape && UnicodeChars.isEscaped(c) ? 6 : 1;
+    return escape && TracerFactory.isEscaped(c) ? 6 : 1;
   }
 
   private static final char[] HEX = "0123456789abcdef".toCharArray();

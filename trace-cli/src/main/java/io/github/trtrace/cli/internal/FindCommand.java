@@ -41,6 +41,7 @@ public final class FindCommand extends LogCommand implements Callable<Integer> {
     ObjectMapper mapper = new ObjectMapper();
     List<String> found = new ArrayList<>();
     TreeSet<String> similar = new TreeSet<>();
+    LaunchParser launches = new LaunchParser();
     LineReader.Summary read = LineReader.read(files, (buf, off, len, file, lineNo) -> {
       String id;
       try {
@@ -49,7 +50,7 @@ public final class FindCommand extends LogCommand implements Callable<Integer> {
         return "invalid JSON: " + e.getMessage();
       }
       if (id == null) {
-        return "no request_id";
+        return launches.isLaunch(buf, off, len) ? LineReader.LAUNCH : "no request_id";
       }
       if (id.equals(requestId)) {
         String line = new String(buf, off, len, StandardCharsets.UTF_8);

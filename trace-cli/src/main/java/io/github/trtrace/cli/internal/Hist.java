@@ -11,9 +11,18 @@ import org.HdrHistogram.HistogramIterationValue;
 final class Hist {
   static final long HIGHEST_MICROS = 3_600_000_000L;
 
-  private final Histogram h = new Histogram(1, HIGHEST_MICROS, 2);
+  private final Histogram h;
   private double maxMs = Double.NaN;
   private double sumMs;
+
+  Hist() {
+    this(2);
+  }
+
+  /** With {@code digits} significant digits (3: within 0.1 %, for medians that a sentence compares against). */
+  Hist(int digits) {
+    h = new Histogram(1, HIGHEST_MICROS, digits);
+  }
 
   void record(double ms) {
     long us = Math.max(1, Math.min(HIGHEST_MICROS, Math.round(ms * 1000)));

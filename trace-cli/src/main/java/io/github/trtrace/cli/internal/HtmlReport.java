@@ -15,12 +15,13 @@ final class HtmlReport {
 
   private HtmlReport() {}
 
-  static String render(LineReader.Summary read, Stats s, Findings f, String sources) {
+  static String render(LineReader.Summary read, Stats s, Findings f, String sources, BatchStats batch,
+      @org.jspecify.annotations.Nullable Explanation request) {
     StringBuilder h = new StringBuilder(64 * 1024);
     h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-        .append("<title>trtrace report</title><style>").append(CSS).append("</style></head><body>\n");
+        .append("<title>trtrace report</title><style>").append(CSS).append(LaunchTimeline.CSS).append("</style></head><body>\n");
     h.append("<h1>trtrace report</h1><p class=\"sub\">").append(Html.esc(sources)).append(" &middot; ")
         .append(Html.esc(read.describe()));
     if (s.firstMicros != Long.MAX_VALUE) {
@@ -34,7 +35,16 @@ final class HtmlReport {
       String id = i == 0 ? " id=\"finding-slow\"" : i == 1 ? " id=\"finding-garbled\"" : "";
       h.append("<li").append(id).append(" class=\"").append(cls).append("\">").append(Html.esc(f.sentences.get(i))).append("</li>");
     }
+    List<String> batchSentences = batch.sentences();
+    for (int i = 0; i < batchSentences.size(); i++) {
+      String b = batchSentences.get(i);
+      h.append("<li").append(i == 0 ? " id=\"finding-batching\"" : "").append(" class=\"").append(b.startsWith("WARNING") ? "slow" : "plain")
+          .append("\">").append(Html.esc(b)).append("</li>");
+    }
     h.append("</ul></section>\n");
+    if (request != null) {
+      LaunchTimeline.section(h, request);
+    }
 
     h.append("<div class=\"charts\">");
     h.append("<figure>").append(scatter(s, f)).append("<figcaption>Each dot is a sampled request (")

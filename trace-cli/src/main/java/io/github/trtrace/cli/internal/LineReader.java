@@ -20,11 +20,14 @@ final class LineReader {
   /** Longest line handed to the handler, bytes. */
   static final int MAX_LINE = 1 << 20;
 
+  /** What a handler returns for a line of a launch log ({@link LaunchLine}), compared by identity. */
+  static final String LAUNCH = new String("launch-log line");
+
   /** Decides what a line is. */
   interface Handler {
     /**
      * Handles one line ({@code '\r'} and {@code '\n'} removed); returns null when it was a record,
-     * else why it is malformed.
+     * {@link #LAUNCH} (this very object) when it was a launch-log line, else why it is malformed.
      */
     @Nullable String line(byte[] buf, int off, int len, Path file, long lineNo);
   }
@@ -34,6 +37,8 @@ final class LineReader {
     long files;
     long lines;
     long records;
+    /** Launch-log lines (apart from records). */
+    long launches;
     long blank;
     long malformed;
     long torn;
@@ -50,6 +55,9 @@ final class LineReader {
     String describe() {
       StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT,
           "%,d lines in %,d file%s: %,d records", lines, files, files == 1 ? "" : "s", records));
+      if (launches > 0) {
+        sb.append(String.format(java.util.Locale.ROOT, ", %,d launch-log lines", launches));
+      }
       if (malformed > 0) {
         sb.append(String.format(java.util.Locale.ROOT, ", %,d malformed (skipped)", malformed));
       }
@@ -147,6 +155,8 @@ final class LineReader {
     String why = h.line(line, 0, end, f, lineNo);
     if (why == null) {
       s.records++;
+    } else if (why == LAUNCH) { // the marker object, not an equal text
+      s.launches++;
     } else if (last) {
       s.torn++;
       if (s.examples.size() < 5) {

@@ -188,19 +188,26 @@ public final class LogAnalysis {
         offset, s.firstRejectedId);
   }
 
-  /** The findings in sentences, as {@code stats} and {@code report} state them. */
+  /** The findings in sentences, as {@code stats} and {@code report} state them (the batch-level ones last). */
   public List<String> sentences() {
-    return List.copyOf(findings.sentences);
+    List<String> l = new java.util.ArrayList<>(findings.sentences);
+    l.addAll(analysis.batch.sentences());
+    return List.copyOf(l);
+  }
+
+  /** The batch-level findings alone (empty when the logs have no launches nor batching fields). */
+  public List<String> batchSentences() {
+    return analysis.batch.sentences();
   }
 
   /** Prints what {@code trtrace stats} prints for these files. */
   public void printStats(PrintStream out) {
-    StatsText.print(out, analysis.read, analysis.stats, findings, kneeMinCount);
+    StatsText.print(out, analysis.read, analysis.stats, findings, kneeMinCount, analysis.batch);
     out.flush();
   }
 
   void writeJson(PrintStream out) throws IOException {
-    StatsJson.write(out, analysis.read, analysis.stats, findings, kneeMinCount);
+    StatsJson.write(out, analysis.read, analysis.stats, findings, kneeMinCount, analysis.batch);
     out.flush();
   }
 
@@ -215,12 +222,34 @@ public final class LogAnalysis {
 
   /** Writes the {@code trtrace report} HTML page for these files to {@code html}. */
   public void writeHtml(Path html) throws IOException {
+    writeHtml(html, null, false);
+  }
+
+  /**
+   * The slowest request by TPOT among those that joined launches (at or above p{@value BatchStats#SLOW_PERCENTILE}),
+   * or null when no record has launches and TPOT: the one the report shows on a timeline by default.
+   */
+  public @Nullable String slowestBatchedRequest() {
+    return analysis.batch.slowestRequest();
+  }
+
+  /**
+   * Writes the report; with {@code request}, a section on that request ({@code explain}'s sentence, its launches on a
+   * timeline with its neighbours), read in a second pass over the files. Returns whether the request was found.
+   */
+  boolean writeHtml(Path html, @Nullable String request, boolean progress) throws IOException {
     String sources = files.size() == 1 ? files.get(0).toString() : files.size() + " files (" + files.get(0) + ", ...)";
-    String page = HtmlReport.render(analysis.read, analysis.stats, findings, sources);
+    Explanation explained = null;
+    if (request != null) {
+      LaunchJoin j = LaunchJoin.read(request, files, progress);
+      explained = j.record == null ? null : new Explanation(j);
+    }
+    String page = HtmlReport.render(analysis.read, analysis.stats, findings, sources, analysis.batch, explained);
     Path parent = html.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
     Files.writeString(html, page, StandardCharsets.UTF_8);
+    return explained != null;
   }
 }

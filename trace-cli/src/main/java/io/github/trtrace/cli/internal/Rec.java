@@ -22,6 +22,11 @@ final class Rec {
   final double[] stageMs = new double[Stages.COUNT];
   double gpuMs;
   double ttftMs;
+  double tpotMs;
+  /** Batching fields ({@code launch_count}, {@code neighbour_prefill_launches}, {@code slowed_by}); 0 or empty if absent. */
+  long launchCount;
+  long neighbourPrefillLaunches;
+  final List<io.github.trtrace.core.SharedLaunch.Neighbour> slowedBy = new ArrayList<>(3);
   double gpuUtil;
   double gpuUtilMax;
   double gpuMemUtilMax;
@@ -46,6 +51,10 @@ final class Rec {
     java.util.Arrays.fill(stageMs, Double.NaN);
     gpuMs = Double.NaN;
     ttftMs = Double.NaN;
+    tpotMs = Double.NaN;
+    launchCount = 0;
+    neighbourPrefillLaunches = 0;
+    slowedBy.clear();
     gpuUtil = Double.NaN;
     gpuUtilMax = Double.NaN;
     gpuMemUtilMax = Double.NaN;

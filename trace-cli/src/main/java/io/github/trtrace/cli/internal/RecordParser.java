@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
 import java.io.IOException;
 import java.time.Instant;
@@ -112,6 +113,18 @@ final class RecordParser {
       case RecordConvention.TTFT_MS:
         r.ttftMs = number(p, t);
         return null;
+      case RecordConvention.TPOT_MS:
+        r.tpotMs = number(p, t);
+        return null;
+      case RecordConvention.LAUNCH_COUNT:
+        r.launchCount = Math.max(0, count(p, t));
+        return null;
+      case RecordConvention.NEIGHBOUR_PREFILL_LAUNCHES:
+        r.neighbourPrefillLaunches = Math.max(0, count(p, t));
+        return null;
+      case RecordConvention.SLOWED_BY:
+        neighbours(p, t, r.slowedBy);
+        return null;
       case RecordConvention.GPU_UTIL:
       case GPU_UTIL_MEAN:
         r.gpuUtil = number(p, t);
@@ -186,6 +199,37 @@ final class RecordParser {
         }
       } else {
         p.skipChildren();
+      }
+    }
+  }
+
+  /** The {@code slowed_by} items with a request ID (bounded by the schema to 3; more are skipped). */
+  private static void neighbours(JsonParser p, JsonToken t, List<SharedLaunch.Neighbour> out) throws IOException {
+    if (t != JsonToken.START_ARRAY) {
+      p.skipChildren();
+      return;
+    }
+    JsonToken e;
+    while ((e = p.nextToken()) != JsonToken.END_ARRAY && e != null) {
+      if (e != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        continue;
+      }
+      String id = null;
+      long tokens = 0;
+      long launches = 0;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (name) {
+          case RecordConvention.NEIGHBOUR_REQUEST_ID -> id = text(p, v);
+          case RecordConvention.NEIGHBOUR_PREFILL_TOKENS -> tokens = Math.max(0, count(p, v));
+          case RecordConvention.NEIGHBOUR_LAUNCHES -> launches = Math.max(0, count(p, v));
+          default -> p.skipChildren();
+        }
+      }
+      if (id != null && out.size() < 8) {
+        out.add(new SharedLaunch.Neighbour(id, tokens, (int) Math.min(Integer.MAX_VALUE, launches)));
       }
     }
   }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -13,7 +14,8 @@ import picocli.CommandLine.Parameters;
     description = {
       "One self-contained HTML file (inline SVG, no scripts, no network): findings, latency vs input",
       "tokens with the knee marked, latency histogram, stage breakdown, queueing over time, slowest",
-      "requests, errors and flags."})
+      "requests, errors and flags; with launch logs, the batching findings and one request's launches on a",
+      "timeline beside its neighbours."})
 public final class ReportCommand extends LogCommand implements Callable<Integer> {
   @Option(names = "--html", required = true, paramLabel = "FILE", description = "The HTML file to write.")
   Path html = Path.of("report.html");
@@ -29,11 +31,21 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
           + " neighbours (default: ${DEFAULT-VALUE}).")
   int kneeMinCount;
 
+  @Option(names = "--request", paramLabel = "REQUEST_ID",
+      description = "The request shown with its launches on a timeline beside its neighbours, with the explain sentence"
+          + " (default: the slowest by TPOT among requests that joined launches; none without launches).")
+  @Nullable String request;
+
   @Override
   public Integer call() throws Exception {
-    LogAnalysis a = LogAnalysis.read(files(paths), top, showProgress(), kneeMinCount);
-    a.writeHtml(html);
+    List<Path> files = files(paths);
+    LogAnalysis a = LogAnalysis.read(files, top, showProgress(), kneeMinCount);
+    String shown = request != null ? request : a.slowestBatchedRequest();
+    boolean found = a.writeHtml(html, shown, showProgress());
     out.println("trtrace report: wrote " + html + " (" + a.describeRead() + ")");
+    if (shown != null) {
+      out.println("  request " + Fmt.visible(shown) + (found ? ": its launches on a timeline" : ": not found, no timeline"));
+    }
     for (String s : a.sentences()) {
       out.println("  * " + s);
     }

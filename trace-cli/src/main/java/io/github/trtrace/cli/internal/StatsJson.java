@@ -15,7 +15,8 @@ import java.util.Map;
 final class StatsJson {
   private StatsJson() {}
 
-  static void write(OutputStream os, LineReader.Summary read, Stats s, Findings f, int kneeMinCount) throws IOException {
+  static void write(OutputStream os, LineReader.Summary read, Stats s, Findings f, int kneeMinCount, BatchStats batch)
+      throws IOException {
     try (JsonGenerator g = new JsonFactory().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false).createGenerator(os)) {
       g.useDefaultPrettyPrinter();
       g.writeStartObject();
@@ -23,6 +24,7 @@ final class StatsJson {
       g.writeNumberField("files", read.files);
       g.writeNumberField("lines", read.lines);
       g.writeNumberField("records", read.records);
+      g.writeNumberField("launch_lines", read.launches);
       g.writeNumberField("malformed", read.malformed);
       g.writeNumberField("torn", read.torn);
       g.writeNumberField("blank", read.blank);
@@ -163,10 +165,53 @@ final class StatsJson {
       }
       g.writeEndArray();
       g.writeEndObject();
+      batching(g, batch);
       g.writeEndObject();
     }
     os.write('\n');
     os.flush();
+  }
+
+  private static void batching(JsonGenerator g, BatchStats b) throws IOException {
+    g.writeObjectFieldStart("batching");
+    g.writeNumberField("launches", b.launches);
+    counts(g, "phases", b.phases);
+    g.writeFieldName("decode_only_step");
+    hist(g, b.decodeOnlySteps);
+    g.writeFieldName("mixed_step");
+    hist(g, b.mixedSteps);
+    g.writeNumberField("failed_launches", b.failedLaunches);
+    g.writeNumberField("shares_checked", b.checked);
+    g.writeNumberField("shares_off", b.sharesOff);
+    g.writeArrayFieldStart("shares_off_examples");
+    for (String e : b.offExamples) {
+      g.writeString(e);
+    }
+    g.writeEndArray();
+    g.writeFieldName("tpot");
+    hist(g, b.tpot);
+    g.writeFieldName("tpot_with_neighbour_prefill");
+    hist(g, b.tpotShared);
+    g.writeFieldName("tpot_without_neighbour_prefill");
+    hist(g, b.tpotAlone);
+    num(g, "slow_tpot_ms", b.slowTpotMs());
+    g.writeArrayFieldStart("culprits");
+    for (BatchStats.Culprit c : b.culprits()) {
+      g.writeStartObject();
+      g.writeStringField("request_id", c.requestId());
+      g.writeNumberField("slow_requests", c.slowRequests());
+      g.writeNumberField("launches", c.launches());
+      g.writeNumberField("max_prefill_tokens", c.maxPrefillTokens());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeStringField("slowest_request", b.slowestRequest());
+    g.writeArrayFieldStart("sentences");
+    for (String x : b.sentences()) {
+      g.writeString(x);
+    }
+    g.writeEndArray();
+    g.writeEndObject();
   }
 
   private static void hist(JsonGenerator g, Hist h) throws IOException {

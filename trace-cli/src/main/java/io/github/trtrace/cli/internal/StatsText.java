@@ -9,10 +9,11 @@ import java.util.Map;
 final class StatsText {
   private StatsText() {}
 
-  static void print(PrintStream out, LineReader.Summary read, Stats s, Findings f, int kneeMinCount) {
+  static void print(PrintStream out, LineReader.Summary read, Stats s, Findings f, int kneeMinCount, BatchStats batch) {
     out.println("trtrace stats: " + read.describe());
     if (s.records == 0) {
       out.println("no records");
+      batching(out, batch);
       problems(out, read);
       return;
     }
@@ -21,6 +22,7 @@ final class StatsText {
     for (String sentence : f.sentences) {
       out.println("  * " + sentence);
     }
+    batching(out, batch);
 
     out.println();
     out.println("Latency by model and status");
@@ -106,6 +108,30 @@ final class StatsText {
     }
     ft.print(out);
     problems(out, read);
+  }
+
+  /** The batch-level findings and the launches by phase, when the logs have launches or batching fields. */
+  private static void batching(PrintStream out, BatchStats b) {
+    if (!b.any()) {
+      return;
+    }
+    out.println();
+    out.println("Batching (" + Fmt.count(b.launches) + " launches, " + Fmt.count(b.tpot.count())
+        + " successful requests with launches and TPOT)");
+    for (String sentence : b.sentences()) {
+      out.println("  * " + sentence);
+    }
+    if (b.launches > 0) {
+      Table t = new Table("phase", ">launches");
+      b.phases.forEach((k, v) -> t.row(k, Fmt.count(v)));
+      t.print(out);
+      for (int i = 1; i < b.offExamples.size(); i++) {
+        out.println("  also: " + b.offExamples.get(i));
+      }
+      if (b.failedLaunches > 0) {
+        out.println("  failed launches: " + Fmt.count(b.failedLaunches));
+      }
+    }
   }
 
   private static void slowTable(PrintStream out, String title, List<Stats.Slow> slow) {

@@ -125,6 +125,48 @@ class HtmlReportBrowserTest {
     assertThat(Double.parseDouble(dom.substring(k, dom.indexOf('"', k)))).isBetween(900.0, 1150.0);
   }
 
+  /**
+   * A report over the real tracer's batched logs shows the victim's launches on a timeline: its lane and
+   * its neighbours' lanes, one red step per decode step that carried another request's prefill, the
+   * culprit's prefill in orange, the explain sentence above it; no errors while loading.
+   */
+  @Test
+  void showsOneRequestsLaunchesOnATimelineWithItsNeighbours() throws Exception {
+    Path logs = Files.createDirectories(dir.resolve("batched"));
+    BatchedLog log = new BatchedLog(logs, 0);
+    Path html = Path.of("target", "trtrace-report-request.html").toAbsolutePath();
+    Cli r = Cli.run("report", "--html", html.toString(), "--request", BatchedLog.VICTIM, logs.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("request req-victim: its launches on a timeline");
+    String dom = dumpDom(probed(Files.readString(html, StandardCharsets.UTF_8), ""));
+    assertThat(errorsOf(dom)).isEqualTo("[]");
+    assertThat(dom).contains("id=\"request-timeline\"", "id=\"request-why\"", "id=\"finding-batching\"",
+        ">req-victim</text>", ">req-long-1</text>", ">req-long-2</text>", "req-victim was slow: TPOT ");
+    assertThat(count(dom, "class=\"step shared\"")).isEqualTo(log.victimDecodeStepsWithPrefill);
+    assertThat(count(dom, "class=\"step ")).isEqualTo(log.victimLaunches);
+    int[] long1 = log.victimNeighbours.get(BatchedLog.LONG_1);
+    assertThat(count(dom, "req-long-1 in launch ", ": " + BatchedLog.CHUNK + " prefill tokens")).isEqualTo(long1[0]);
+    Path shot = Path.of("target", "trtrace-report-request.png").toAbsolutePath();
+    run(chromium("--hide-scrollbars", "--window-size=1300,1100", "--screenshot=" + shot, html.toUri().toString()), 90);
+    assertThat(shot).exists();
+  }
+
+  private static int count(String s, String needle) {
+    return count(s, needle, "");
+  }
+
+  /** Occurrences of {@code needle} followed, before the next tag, by {@code then}. */
+  private static int count(String s, String needle, String then) {
+    int n = 0;
+    for (int i = s.indexOf(needle); i >= 0; i = s.indexOf(needle, i + 1)) {
+      int end = s.indexOf('<', i);
+      if (s.substring(i, end < 0 ? s.length() : end).contains(then)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   @Test
   void theProbeReportsAScriptErrorWhenThereIsOne() throws Exception {
     String page = Files.readString(report, StandardCharsets.UTF_8);

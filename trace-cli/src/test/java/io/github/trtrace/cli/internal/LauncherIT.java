@@ -46,6 +46,22 @@ class LauncherIT {
   }
 
   @Test
+  void explainsASlowRequestFromTheRealTracersLogsThroughTheScript() throws Exception {
+    Path logs = Files.createDirectories(dir.resolve("logs"));
+    BatchedLog log = new BatchedLog(logs, 0);
+    Cli r = bash(Map.of(), "explain", BatchedLog.VICTIM);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("req-victim was slow: TPOT ", ExplainCommandTest.expectedNeighbours(log),
+        "waited " + Fmt.ms(log.victimSlotWaitMs) + " for a batch slot", "preempted once (KV cache full)",
+        "all " + log.victimLaunches + " of its launches found");
+    Cli fast = bash(Map.of(), "explain", BatchedLog.FAST, "logs/");
+    assertThat(fast.out()).contains("req-fast-3 was not slow, nothing to explain");
+    Cli missing = bash(Map.of(), "explain", "req-nobody");
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err()).contains("request req-nobody not found");
+  }
+
+  @Test
   void saysHowToBuildTheJarWhenItIsMissing() throws Exception {
     Cli r = bash(Map.of("TRTRACE_JAR", dir.resolve("none.jar").toString()), "stats");
     assertThat(r.code()).isEqualTo(2);

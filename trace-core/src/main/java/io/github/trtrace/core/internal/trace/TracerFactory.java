@@ -9,6 +9,7 @@ import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.internal.inspect.InputInspector;
 import io.github.trtrace.core.internal.json.RecordJson;
+import io.github.trtrace.core.internal.json.UnicodeChars;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
@@ -102,6 +103,14 @@ public final class TracerFactory {
   /** The record's JSON line ({@code RecordConvention.appendJsonLine}). */
   public static void appendJsonLine(InferenceRecord record, StringBuilder out) {
     RecordJson.appendLine(record, out);
+  }
+
+  /**
+   * Whether {@code codePoint} is written as an escape on every output ({@code UnicodeChars.isEscaped}: Cc, Cf,
+   * Zl, Zp, surrogates); {@code RecordConvention} asks here, the API's one way into the engine.
+   */
+  public static boolean isEscaped(int codePoint) {
+    return UnicodeChars.isEscaped(codePoint);
   }
 
   /** The tracer that records nothing. */

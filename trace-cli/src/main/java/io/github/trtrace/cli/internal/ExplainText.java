@@ -1,0 +1,110 @@
+package io.github.trtrace.cli.internal;
+
+import io.github.trtrace.core.RecordConvention;
+import java.io.PrintStream;
+import java.util.Locale;
+
+/** The {@code explain} command's text: the sentence, the facts behind it, the conservation check, the launches. */
+final class ExplainText {
+  /** Launches with shares that do not add up, listed one by one (the rest counted). */
+  static final int LISTED_OFF = 5;
+
+  private ExplainText() {}
+
+  static void print(PrintStream out, Explanation e, boolean launches) {
+    LaunchJoin j = e.join;
+    out.println("request " + Fmt.visible(j.requestId) + "   (" + j.recordAt + ")");
+    out.println("  " + e.sentence);
+    out.println();
+    out.printf(Locale.ROOT, "  TPOT %s (median %s)   TTFT %s (median %s)   latency %s (median %s); medians of %s successful"
+            + " requests%n", Explanation.fine(e.num(RecordConvention.TPOT_MS, Double.NaN)), Explanation.fine(j.tpot.percentile(50)), ms(e, RecordConvention.TTFT_MS),
+        Fmt.ms(j.ttft.percentile(50)), ms(e, RecordConvention.LATENCY_MS), Fmt.ms(j.latency.percentile(50)),
+        Fmt.count(j.latency.count()));
+    out.println("  launches: " + e.coverage());
+    if (e.launchCount > 0) {
+      out.printf(Locale.ROOT, "  batch size mean %s, max %s; gpu_ms %s (%s)%n", Fmt.num(e.num(RecordConvention.BATCH_SIZE_MEAN, Double.NaN)),
+          e.text(RecordConvention.BATCH_SIZE_MAX), ms(e, RecordConvention.GPU_MS),
+          e.r.hasNonNull(RecordConvention.GPU_MS_METHOD) ? "its shares, split by " + e.text(RecordConvention.GPU_MS_METHOD)
+              + ": an estimate" : "measured");
+    }
+    if (!j.launches.isEmpty()) {
+      int only = e.decodeSteps - e.decodeStepsWithPrefill;
+      out.printf(Locale.ROOT, "  decode steps %d: %d with other requests' prefill (mean step %s), %d decode-only (mean step %s)%n",
+          e.decodeSteps, e.decodeStepsWithPrefill,
+          e.decodeStepsWithPrefill == 0 ? "-" : Fmt.ms(e.mixedStepMsSum / e.decodeStepsWithPrefill), only,
+          only == 0 ? "-" : Fmt.ms(e.decodeOnlyStepMsSum / only));
+      if (!e.neighbours.isEmpty()) {
+        out.println("  requests that prefilled in its decode steps:");
+        StatsText.Table t = new StatsText.Table("request_id", ">steps", ">prefill tokens in them");
+        for (int i = 0; i < Math.min(10, e.neighbours.size()); i++) {
+          Explanation.Neighbour n = e.neighbours.get(i);
+          t.row(Fmt.visible(n.requestId()), Fmt.count(n.steps()), Fmt.count(n.prefillTokens()));
+        }
+        t.print(out);
+        if (e.neighbours.size() > 10) {
+          out.println("    and " + (e.neighbours.size() - 10) + " more");
+        }
+      }
+    }
+    out.printf(Locale.ROOT, "  slot wait %s   admission queue %s   preemptions %s (%s)   failed launches %s%n",
+        ms(e, RecordConvention.SLOT_WAIT_MS), ms(e, RecordConvention.QUEUE_MS), (long) e.num(RecordConvention.PREEMPTIONS, 0),
+        ms(e, RecordConvention.PREEMPTED_MS), (long) e.num(RecordConvention.FAILED_LAUNCHES, 0));
+    conservation(out, e);
+    if (launches && !j.launches.isEmpty()) {
+      launchTable(out, e);
+    }
+    if (j.read.malformed + j.read.torn > 0) {
+      out.println("  read: " + j.read.describe());
+    }
+  }
+
+  private static void conservation(PrintStream out, Explanation e) {
+    if (e.join.launches.isEmpty()) {
+      return;
+    }
+    long checked = e.join.launches.stream().filter(l -> !Double.isNaN(l.shareSum())).count();
+    if (e.sharesOff.isEmpty()) {
+      out.printf(Locale.ROOT, "  shares: in all %d of its launches with GPU time and every member listed, the members'"
+          + " share_ms add up to gpu_ms%n", checked);
+      return;
+    }
+    out.printf(Locale.ROOT, "  WARNING shares do not add up in %d of its %d checked launches (conservation broken;"
+        + " a writer other than trtrace, or an edited log?):%n", e.sharesOff.size(), checked);
+    for (int i = 0; i < Math.min(LISTED_OFF, e.sharesOff.size()); i++) {
+      out.println("    " + e.sharesOff.get(i).sharesOffText());
+    }
+    if (e.sharesOff.size() > LISTED_OFF) {
+      out.println("    and " + (e.sharesOff.size() - LISTED_OFF) + " more");
+    }
+  }
+
+  private static void launchTable(PrintStream out, Explanation e) {
+    out.println();
+    out.println("  its launches (+ms from the first one's start)");
+    StatsText.Table t = new StatsText.Table(">launch_id", ">at", "phase", ">batch", "it did", ">host ms", ">gpu ms",
+        ">its share", "others prefilling");
+    long first = e.join.launches.get(0).timestampMicros;
+    for (LaunchLine l : e.join.launches) {
+      int self = l.indexOf(e.join.requestId);
+      StringBuilder others = new StringBuilder();
+      for (int i = 0; i < l.members; i++) {
+        if (i != self && l.memberPrefill[i] > 0) {
+          others.append(others.length() == 0 ? "" : ", ").append(Fmt.visible(l.memberIds[i])).append(' ')
+              .append(Fmt.count(l.memberPrefill[i]));
+        }
+      }
+      String did = l.memberPrefill[self] > 0 ? "prefill " + Fmt.count(l.memberPrefill[self])
+          : l.memberDecode[self] > 0 ? "decode" : "rows";
+      t.row(Long.toString(l.id), first == Rec.NO_TIME || l.timestampMicros == Rec.NO_TIME ? "-"
+              : Fmt.num((l.timestampMicros - first) / 1000.0), l.phase == null ? "-" : Fmt.visible(l.phase),
+          Integer.toString(l.batchSize), did, Fmt.num(l.hostMs), Fmt.num(l.gpuMs),
+          Double.isNaN(l.memberShare[self]) ? "-" : String.format(Locale.ROOT, "%.3f", l.memberShare[self]),
+          (l.failed() ? "FAILED " + (l.errorType == null ? "" : Fmt.visible(l.errorType) + " ") : "") + others);
+    }
+    t.print(out);
+  }
+
+  private static String ms(Explanation e, String field) {
+    return Fmt.ms(e.num(field, Double.NaN));
+  }
+}

@@ -1,0 +1,125 @@
+package io.github.trtrace.cli.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request's record joined with its launches, read in one pass over records and launch logs mixed in
+ * any order: the request's record, every launch line that lists it as a member, the medians to compare
+ * it with (successful requests' TPOT, TTFT and latency), and what the launch log covered. Memory: the
+ * request's launches, and one number per launch whose member list was truncated.
+ */
+final class LaunchJoin {
+  final String requestId;
+  final LineReader.Summary read;
+  /** The request's record (the last one when several carry its ID), null when absent. */
+  final @Nullable JsonNode record;
+  final @Nullable String recordAt;
+  final int recordsWithId;
+  /** The launches listing the request, by launch ID. */
+  final List<LaunchLine> launches;
+  /** Launch lines read (all requests). */
+  final long launchLines;
+  /** IDs of the launch lines whose member list was truncated (the request may be among the unlisted). */
+  private final long[] truncated;
+  private final int truncatedCount;
+  final Hist tpot;
+  final Hist ttft;
+  final Hist latency;
+
+  private LaunchJoin(String requestId, LineReader.Summary read, @Nullable JsonNode record, @Nullable String recordAt,
+      int recordsWithId, List<LaunchLine> launches, long launchLines, long[] truncated, int truncatedCount, Hist tpot,
+      Hist ttft, Hist latency) {
+    this.requestId = requestId;
+    this.read = read;
+    this.record = record;
+    this.recordAt = recordAt;
+    this.recordsWithId = recordsWithId;
+    this.launches = launches;
+    this.launchLines = launchLines;
+    this.truncated = truncated;
+    this.truncatedCount = truncatedCount;
+    this.tpot = tpot;
+    this.ttft = ttft;
+    this.latency = latency;
+  }
+
+  static LaunchJoin read(String requestId, List<Path> files, boolean progress) throws IOException {
+    RecordParser records = new RecordParser();
+    LaunchParser launchParser = new LaunchParser();
+    ObjectMapper mapper = new ObjectMapper();
+    Rec rec = new Rec();
+    LaunchLine line = new LaunchLine();
+    List<LaunchLine> mine = new ArrayList<>();
+    Hist tpot = new Hist(3);
+    Hist ttft = new Hist(3);
+    Hist latency = new Hist(3);
+    Object[] found = new Object[2];
+    int[] withId = {0};
+    long[] launchLines = {0};
+    long[][] truncated = {new long[16]};
+    int[] truncatedCount = {0};
+    LineReader.Summary read = LineReader.read(files, (buf, off, len, file, lineNo) -> {
+      if (launchParser.isLaunch(buf, off, len)) {
+        String why = launchParser.parse(buf, off, len, line);
+        if (why != null) {
+          return why;
+        }
+        launchLines[0]++;
+        if (line.indexOf(requestId) >= 0) {
+          mine.add(line.copy());
+        } else if (line.membersTruncated > 0) {
+          if (truncatedCount[0] == truncated[0].length) {
+            truncated[0] = java.util.Arrays.copyOf(truncated[0], truncatedCount[0] * 2);
+          }
+          truncated[0][truncatedCount[0]++] = line.id;
+        }
+        return LineReader.LAUNCH;
+      }
+      String why = records.parse(buf, off, len, rec);
+      if (why != null) {
+        return why;
+      }
+      if (Stats.SUCCESS.equals(rec.status)) {
+        if (rec.tpotMs >= 0) {
+          tpot.record(rec.tpotMs);
+        }
+        if (rec.ttftMs >= 0) {
+          ttft.record(rec.ttftMs);
+        }
+        latency.record(rec.latencyMs);
+      }
+      if (requestId.equals(rec.requestId)) {
+        withId[0]++;
+        try {
+          found[0] = mapper.readTree(new String(buf, off, len, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+          return "invalid JSON: " + e.getMessage();
+        }
+        found[1] = file + ":" + lineNo;
+      }
+      return null;
+    }, progress);
+    mine.sort(Comparator.comparingLong(l -> l.id));
+    return new LaunchJoin(requestId, read, (JsonNode) found[0], (String) found[1], withId[0], mine, launchLines[0],
+        truncated[0], truncatedCount[0], tpot, ttft, latency);
+  }
+
+  /** Launches with IDs in {@code [first, last]} whose member lists were truncated and do not list this request. */
+  long truncatedIn(long first, long last) {
+    long n = 0;
+    for (int i = 0; i < truncatedCount; i++) {
+      if (truncated[i] >= first && truncated[i] <= last) {
+        n++;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,142 @@
+package io.github.trtrace.cli.internal;
+
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One line of a launch log ({@code launch-log.schema.json} in trace-core), reused from line to line by
+ * {@link LaunchParser}: the launch, and its listed members with what each put through it and its share.
+ * Unknown numbers are NaN; {@link #copy()} keeps one.
+ */
+final class LaunchLine {
+  static final String PREFILL = "prefill";
+  static final String DECODE = "decode";
+  static final String MIXED = "mixed";
+
+  long id = -1;
+  long timestampMicros = Rec.NO_TIME;
+  @Nullable String phase;
+  int batchSize;
+  long prefillTokens;
+  int decodeRows;
+  double gpuMs = Double.NaN;
+  double hostMs = Double.NaN;
+  @Nullable String status;
+  @Nullable String errorType;
+  int membersTruncated;
+  int members;
+  String[] memberIds = new String[8];
+  long[] memberPrefill = new long[8];
+  int[] memberDecode = new int[8];
+  double[] memberShare = new double[8];
+
+  void clear() {
+    id = -1;
+    timestampMicros = Rec.NO_TIME;
+    phase = null;
+    batchSize = 0;
+    prefillTokens = 0;
+    decodeRows = 0;
+    gpuMs = Double.NaN;
+    hostMs = Double.NaN;
+    status = null;
+    errorType = null;
+    membersTruncated = 0;
+    members = 0;
+  }
+
+  /** Appends a member; returns its index. */
+  int addMember(String requestId) {
+    if (members == memberIds.length) {
+      int n = members * 2;
+      memberIds = Arrays.copyOf(memberIds, n);
+      memberPrefill = Arrays.copyOf(memberPrefill, n);
+      memberDecode = Arrays.copyOf(memberDecode, n);
+      memberShare = Arrays.copyOf(memberShare, n);
+    }
+    memberIds[members] = requestId;
+    memberPrefill[members] = 0;
+    memberDecode[members] = 0;
+    memberShare[members] = Double.NaN;
+    return members++;
+  }
+
+  /** Index of {@code requestId} among the listed members, or -1. */
+  int indexOf(String requestId) {
+    for (int i = 0; i < members; i++) {
+      if (requestId.equals(memberIds[i])) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether another listed member than {@code self} prefilled in this launch. */
+  boolean othersPrefill(int self) {
+    for (int i = 0; i < members; i++) {
+      if (i != self && memberPrefill[i] > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  boolean failed() {
+    return "error".equals(status);
+  }
+
+  /**
+   * The sum of the members' {@code share_ms}, NaN when the shares cannot be checked against {@code
+   * gpu_ms}: no GPU time, members not all listed ({@code members_truncated}), or a member without a share.
+   */
+  double shareSum() {
+    if (Double.isNaN(gpuMs) || membersTruncated > 0 || members == 0) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (int i = 0; i < members; i++) {
+      if (Double.isNaN(memberShare[i])) {
+        return Double.NaN;
+      }
+      sum += memberShare[i];
+    }
+    return sum;
+  }
+
+  /**
+   * Whether the shares are off their launch's GPU time by more than the log's rounding (each share and
+   * {@code gpu_ms} are written to 0.001 ms, so the sum may be off by half of that per number).
+   */
+  boolean sharesOff() {
+    double sum = shareSum();
+    return !Double.isNaN(sum) && Math.abs(sum - gpuMs) > 0.0005 * (members + 1) + 1e-9;
+  }
+
+  /** The conservation finding for one launch, in words. */
+  String sharesOffText() {
+    return String.format(java.util.Locale.ROOT, "launch %d: its %d members' share_ms add up to %.3f ms, not its gpu_ms"
+        + " %.3f ms (off by %.3f ms)", id, members, shareSum(), gpuMs, shareSum() - gpuMs);
+  }
+
+  /** A copy that the next line does not overwrite. */
+  LaunchLine copy() {
+    LaunchLine c = new LaunchLine();
+    c.id = id;
+    c.timestampMicros = timestampMicros;
+    c.phase = phase;
+    c.batchSize = batchSize;
+    c.prefillTokens = prefillTokens;
+    c.decodeRows = decodeRows;
+    c.gpuMs = gpuMs;
+    c.hostMs = hostMs;
+    c.status = status;
+    c.errorType = errorType;
+    c.membersTruncated = membersTruncated;
+    c.members = members;
+    c.memberIds = Arrays.copyOf(memberIds, Math.max(1, members));
+    c.memberPrefill = Arrays.copyOf(memberPrefill, Math.max(1, members));
+    c.memberDecode = Arrays.copyOf(memberDecode, Math.max(1, members));
+    c.memberShare = Arrays.copyOf(memberShare, Math.max(1, members));
+    return c;
+  }
+}
