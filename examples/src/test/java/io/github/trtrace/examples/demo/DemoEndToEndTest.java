@@ -252,6 +252,31 @@ class DemoEndToEndTest {
       assertThat(knees).as(text).isEmpty();
     }
     launchLogAddsUpAndJoinsTheRecords(o.log());
+    explainNamesTheCulpritOfAVictim(o.log(), batch.victims().get(0));
+  }
+
+  /** {@code trtrace explain <victim> <records> <launch log>} on the demo's own logs names the victim's culprit. */
+  private static void explainNamesTheCulpritOfAVictim(Path log, BatchFindings.Victim victim) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = io.github.trtrace.cli.TrtraceCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), "explain", victim.req().id(), log.toString(),
+        DemoService.launchLog(log).toString());
+    String why = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(why + err.toString(StandardCharsets.UTF_8)).isZero();
+    JsonNode record = null;
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      JsonNode r = JSON.readTree(line);
+      if (r.path("request_id").asText().equals(victim.req().id())) {
+        record = r;
+      }
+    }
+    assertThat(record).isNotNull();
+    String shared = "decode steps shared the batch with another request's prefill: ";
+    assertThat(why).as(why).contains(victim.req().id() + " was slow", shared);
+    assertThat(why.substring(why.indexOf(shared))).as(why).contains(victim.culprit() + " (");
+    assertThat(why).as(why).contains("launches: all " + record.path("launch_count").asInt() + " of its launches found in the launch log",
+        "the members' share_ms add up to gpu_ms").doesNotContain("WARNING");
   }
 
   /**
