@@ -48,7 +48,13 @@ public interface SharedLaunch extends AutoCloseable {
     /** In proportion to rows: one for a member that prefills, one a decode row, plus its rows. */
     ROWS("rows"),
     /** Equal shares, whatever each member contributes. */
-    EQUAL("equal");
+    EQUAL("equal"),
+    /**
+     * In proportion to a cost weight the scheduler gives each member with {@link #weight}: its own cost
+     * model, e.g. the FLOPs or roofline time of each member's attention and matrix work, or what it
+     * measured per member. A member given no weight weighs 0; equal shares when no member weighs anything.
+     */
+    WEIGHTED("weighted");
 
     private final String wireName;
 
@@ -100,6 +106,19 @@ public interface SharedLaunch extends AutoCloseable {
    * reranking request), for launches that are neither prefill nor decode.
    */
   SharedLaunch rows(InferenceTrace trace, int rows);
+
+  /**
+   * Sets the cost weight of member {@code trace} (already added by {@link #prefill}, {@link #decode} or
+   * {@link #rows}) for {@link ShareMethod#WEIGHTED}: its share of the GPU time is its weight over the
+   * members' total. Finite and >= 0; otherwise, or for a trace that is not a member, ignored and counted
+   * in {@link TracerStats#misuse()}. Other share methods ignore weights.
+   *
+   * <pre>{@code
+   * step.prefill(r.trace(), n).weight(r.trace(), costModel.flops(n, r.context()))
+   *     .shareBy(SharedLaunch.ShareMethod.WEIGHTED);
+   * }</pre>
+   */
+  SharedLaunch weight(InferenceTrace trace, double weight);
 
   /** The launch's measured GPU time (CUDA events around the launch), >= 0; unknown if never given. */
   SharedLaunch gpuMs(double ms);

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * {@link LogAnalysis}, one analysis of the log) turned into the demo's sentences, each with a
  * {@code trtrace find} command for one example; then the full {@code trtrace stats} output of the same
  * analysis and its HTML report. Beside stats' figures it uses one reading of its own, of the records'
- * {@code batch.*} attributes ({@link BatchFindings}): the knee of each request's CPU-time compute share (wall
+ * batching fields and launch log ({@link BatchFindings}): the knee of each request's CPU-time compute share (wall
  * time, which stats fits, is bent by batch neighbours and by other processes on the machine; the demo prints
  * stats' wall-clock knee beside it) and the third field case, decode slowed by neighbours' prefill.
  */
@@ -181,7 +181,7 @@ final class Analysis {
       out.printf(Locale.ROOT, "   %.3f ms/token below it, %.3f ms/token above (%.1fx); two-segment fit R² %.3f"
           + " against one line's %.3f, over %d input-length points%n", c.slopeBefore(), c.slopeAfter(),
           c.slopeAfter() / Math.max(1e-9, c.slopeBefore()), c.r2TwoSegments(), c.r2OneLine(), c.buckets());
-      out.println("   compute = each request's share of its engine steps' CPU time (attribute batch.compute_ms):"
+      out.println("   compute = each request's share of its engine steps' CPU time (gpu_ms, gpu_ms_method weighted):"
           + " another process on the machine stretches wall time, not this");
       List<BatchFindings.Req> slowOnes = batch.requests().stream()
           .filter(q -> q.latencyMs() >= slow.thresholdMs()).toList();
@@ -202,7 +202,7 @@ final class Analysis {
   private static void neighboursPrefill(BatchFindings b, String file, PrintStream out) {
     List<BatchFindings.Victim> victims = b.victims();
     if (b.requests().isEmpty()) {
-      out.println("3. No batched records (batch.* attributes): nothing to say about batch neighbours.");
+      out.println("3. No batched records (no gpu_ms_method): nothing to say about batch neighbours.");
       return;
     }
     if (victims.isEmpty()) {

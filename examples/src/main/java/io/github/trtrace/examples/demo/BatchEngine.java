@@ -1,9 +1,9 @@
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +14,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
-import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,14 +23,24 @@ import org.jspecify.annotations.Nullable;
  * chunks (chunked prefill: a long prompt is spread over several steps, beside the others' decode rows), then
  * admits waiting requests while the batch has room and the key/value cache budget holds their context. When
  * the decoders' growth overruns the budget, the latest admitted request is preempted: its cache is dropped
- * and recomputed later (vLLM's recompute preemption), its tokens so far kept. Each step is reported to a
- * {@link LaunchRecorder} as one launch.
+ * and recomputed later (vLLM's recompute preemption), its tokens so far kept.
+ *
+ * <p>Each step is one {@link SharedLaunch} of the tracer, opened before the forward pass and closed after
+ * sampling (its host time): every member's prefill chunk or decode row is declared, a request admitted or
+ * put back after a preemption {@linkplain InferenceTrace#waitingForSlot() waits for a slot}, a preemption is
+ * {@linkplain InferenceTrace#preempted(String) reported} ({@code kv_cache_full}). The launch's measured time
+ * ({@code gpu_ms}) is the engine thread's CPU time for the forward pass: on the CPU backend the CPU is the
+ * device, and its thread CPU time is, like CUDA event time on a GPU, the device's work for the launch alone,
+ * which another process on the machine does not inflate as it inflates wall time. It is split among the
+ * members {@linkplain SharedLaunch.ShareMethod#WEIGHTED by weight}: each member weighs what
+ * {@link CpuBackend#forward} measured for it (its own attention, and the shared matrix work by rows), so a
+ * long context's decode row costs more than a short one's, which a split by tokens would not show.
  *
  * <p>{@link Settings#onePerWorker()} is the unbatched service on the same code: one request at a time, its
  * prompt in one step.
  *
  * <pre>{@code
- * BatchEngine e = BatchEngine.start(cpu, BatchEngine.Settings.continuous(), 0, ids::incrementAndGet, recorder);
+ * BatchEngine e = BatchEngine.start(cpu, BatchEngine.Settings.continuous(), 0, tracer);
  * int[] out = e.submit(new BatchEngine.Request(trace, promptIds, 32, id -> {})).join();
  * }</pre>
  */
@@ -80,8 +89,7 @@ final class BatchEngine implements AutoCloseable {
     int computed; // positions in the key/value cache
     CpuBackend.@Nullable Sequence seq;
     InferenceTrace.@Nullable StageTimer phase;
-    long waitingSince;
-    long preemptedAt = -1;
+    boolean preempted; // and not yet recomputed up to where it was
 
     /** {@code trace} is in its queue stage from now until the engine first runs it. */
     Request(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken) {
@@ -109,8 +117,9 @@ final class BatchEngine implements AutoCloseable {
   private final CpuBackend model;
   private final Settings settings;
   private final int index;
-  private final LongSupplier launchIds;
-  private final LaunchRecorder recorder;
+  private final InferenceTracer tracer;
+  /** The engine's fingerprint in the launch log: the model and the replica. */
+  private final String fingerprint;
   private final LinkedBlockingQueue<Request> inbox = new LinkedBlockingQueue<>();
   private final AtomicInteger load = new AtomicInteger();
   private final Deque<Request> waiting = new ArrayDeque<>();
@@ -118,21 +127,19 @@ final class BatchEngine implements AutoCloseable {
   private final Thread thread;
   private volatile boolean closing;
 
-  private BatchEngine(CpuBackend model, Settings settings, int index, LongSupplier launchIds,
-      LaunchRecorder recorder) {
+  private BatchEngine(CpuBackend model, Settings settings, int index, InferenceTracer tracer) {
     this.model = model;
     this.settings = settings;
     this.index = index;
-    this.launchIds = launchIds;
-    this.recorder = recorder;
+    this.tracer = tracer;
+    this.fingerprint = model.modelName() + "/engine-" + index;
     this.thread = new Thread(this::loop, "engine-" + index);
     thread.setDaemon(true);
   }
 
-  /** Starts replica {@code index}'s scheduler thread; launch IDs come from {@code launchIds}. */
-  static BatchEngine start(CpuBackend model, Settings settings, int index, LongSupplier launchIds,
-      LaunchRecorder recorder) {
-    BatchEngine e = new BatchEngine(model, settings, index, launchIds, recorder);
+  /** Starts replica {@code index}'s scheduler thread; its steps are {@code tracer}'s launches. */
+  static BatchEngine start(CpuBackend model, Settings settings, int index, InferenceTracer tracer) {
+    BatchEngine e = new BatchEngine(model, settings, index, tracer);
     e.thread.start();
     return e;
   }
@@ -144,7 +151,6 @@ final class BatchEngine implements AutoCloseable {
     }
     r.used = new boolean[model.vocabularySize()];
     load.incrementAndGet();
-    r.waitingSince = System.nanoTime();
     inbox.add(r);
     return r.done;
   }
@@ -179,12 +185,11 @@ final class BatchEngine implements AutoCloseable {
 
   private void admit(Request r) {
     waiting.add(r);
-    recorder.waiting(r.trace);
+    r.trace.waitingForSlot();
   }
 
   private void step() {
-    long now = System.nanoTime();
-    preemptWhileOverBudget(now);
+    preemptWhileOverBudget();
     List<Request> members = new ArrayList<>();
     List<int[]> tokens = new ArrayList<>();
     int budget = settings.stepTokens();
@@ -207,7 +212,6 @@ final class BatchEngine implements AutoCloseable {
     }
     while (budget > 0 && running.size() < settings.maxBatch() && !waiting.isEmpty() && fits(waiting.peekFirst())) {
       Request r = waiting.pollFirst();
-      recorder.waited(r.trace, now - r.waitingSince);
       if (r.seq == null) {
         r.seq = model.sequence(r.promptLength + r.maxTokens);
       }
@@ -226,28 +230,29 @@ final class BatchEngine implements AutoCloseable {
       Request r = members.get(m);
       chunks.add(new CpuBackend.Chunk(r.seq, tokens.get(m), r.computed));
     }
-    long[] share = new long[members.size()];
-    long startEpochMicros = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-    long t0 = System.nanoTime();
-    float[][] last = model.forward(chunks, share);
-    long cpu = 0;
-    for (long s : share) {
-      cpu += s;
+    try (SharedLaunch launch = tracer.launch(fingerprint)) {
+      for (int m = 0; m < members.size(); m++) {
+        Request r = members.get(m);
+        if (r.decoding()) {
+          launch.decode(r.trace);
+        } else {
+          launch.prefill(r.trace, tokens.get(m).length);
+        }
+      }
+      long[] share = new long[members.size()];
+      float[][] last = model.forward(chunks, share);
+      long cpu = 0;
+      for (int m = 0; m < members.size(); m++) {
+        Request r = members.get(m);
+        launch.weight(r.trace, share[m]);
+        cpu += share[m];
+        r.computed += tokens.get(m).length;
+      }
+      launch.shareBy(SharedLaunch.ShareMethod.WEIGHTED).gpuMs(cpu / 1e6);
+      sample(members, last);
     }
-    List<LaunchRecorder.Member> launchMembers = new ArrayList<>(members.size());
-    for (int m = 0; m < members.size(); m++) {
-      Request r = members.get(m);
-      int fed = tokens.get(m).length;
-      boolean decodeRow = r.decoding();
-      launchMembers.add(new LaunchRecorder.Member(r.trace, decodeRow ? 0 : fed, decodeRow ? 1 : 0, share[m]));
-      r.computed += fed;
-    }
-    sample(members, last);
-    long end = System.nanoTime();
-    recorder.launched(new LaunchRecorder.Launch(launchIds.getAsLong(), index, startEpochMicros, end - t0, cpu,
-        launchMembers));
-    for (Request r : deferred) {
-      recorder.waited(r.trace, end - now);
+    for (Request r : deferred) { // running, but no room in this step: waiting for a slot again
+      r.trace.waitingForSlot();
     }
     running.removeIf(r -> r.done.isDone());
   }
@@ -269,7 +274,7 @@ final class BatchEngine implements AutoCloseable {
     if (running.isEmpty()) {
       return true;
     }
-    if (r.preemptedAt < 0) {
+    if (!r.preempted) {
       return cached() + r.length() <= settings.kvBudget();
     }
     long growth = 0;
@@ -288,16 +293,14 @@ final class BatchEngine implements AutoCloseable {
     return sum;
   }
 
-  private void preemptWhileOverBudget(long now) {
+  private void preemptWhileOverBudget() {
     while (running.size() > 1 && cached() > settings.kvBudget()) {
       Request victim = running.remove(running.size() - 1); // the latest admitted, as vLLM does
       victim.seq = null;
       victim.computed = 0;
-      victim.preemptedAt = now;
-      victim.waitingSince = now;
+      victim.preempted = true;
       waiting.addFirst(victim);
-      recorder.preempting(victim.trace, "kv_cache_full");
-      recorder.waiting(victim.trace);
+      victim.trace.preempted("kv_cache_full").waitingForSlot();
     }
   }
 
@@ -323,13 +326,9 @@ final class BatchEngine implements AutoCloseable {
       steps[i] = r.produced;
     }
     int[] next = model.next(hidden, used, steps);
-    long now = System.nanoTime();
     for (int i = 0; i < rows.size(); i++) {
       Request r = members.get(rows.get(i));
-      if (r.preemptedAt >= 0) { // recomputed up to where it was: what the preemption cost
-        recorder.preempted(r.trace, now - r.preemptedAt);
-        r.preemptedAt = -1;
-      }
+      r.preempted = false; // recomputed up to where it was
       int t = next[i];
       if (t == Tokenizer.EOS) {
         finish(r);
@@ -355,7 +354,6 @@ final class BatchEngine implements AutoCloseable {
       r.phase.close();
     }
     r.seq = null;
-    recorder.finished(r.trace);
     load.decrementAndGet();
     r.done.complete(Arrays.copyOfRange(r.context, r.promptLength, r.length()));
   }

@@ -17,9 +17,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the records' {@code batch.*} attributes ({@link BatchRecorder}) say, beside {@code trtrace stats}:
- * the knee of each request's compute share (CPU time of the engine threads, which another process on the
- * machine does not inflate as it does wall time) against its input length, and the third field case —
+ * What the records' batching fields and the tracer's launch log say, beside {@code trtrace stats}: the
+ * knee of each request's compute share ({@code gpu_ms}, its weighted share of its engine steps' CPU time,
+ * which another process on the machine does not inflate as it does wall time; see {@link BatchEngine}) against its input length, and the third field case —
  * requests whose decode steps also ran another request's prefill, their TPOT, and who those neighbours were.
  * Everything here is read from the record file; nothing comes from the load plan.
  *
@@ -87,47 +87,81 @@ final class BatchFindings {
         .sorted(Comparator.comparingInt(Culprit::victims).reversed().thenComparing(Culprit::id)).toList();
   }
 
-  /** Reads the successful records of {@code log}. */
+  /** A request's decode steps, from the launch log. */
+  private static final class Steps {
+    long decode;
+    long withPrefill;
+    double msWithPrefill;
+    double msAlone;
+  }
+
+  /**
+   * Reads the successful batched records of {@code log} (their SDK batching fields: {@code gpu_ms} with
+   * {@code gpu_ms_method}, {@code tpot_ms}, {@code slowed_by}) and joins them to the tracer's launch log
+   * beside it ({@link DemoService#launchLog}): each request's decode steps with and without another
+   * request's prefill, and their host time.
+   */
   static BatchFindings read(Path log) throws IOException {
-    List<Req> out = new ArrayList<>();
+    Map<String, JsonNode> records = new LinkedHashMap<>();
     Map<String, Long> tokens = new HashMap<>();
-    try (BufferedReader in = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
+    forEachLine(log, n -> {
+      String id = n.path("request_id").asText();
+      tokens.put(id, n.path("input_tokens").asLong(-1));
+      if ("success".equals(n.path("status").asText()) && n.has("gpu_ms_method") && n.path("launch_count").asLong() > 0) {
+        records.put(id, n);
+      }
+    });
+    Map<String, Steps> steps = new HashMap<>();
+    Path launches = DemoService.launchLog(log);
+    if (Files.exists(launches)) {
+      forEachLine(launches, l -> {
+        long prefill = l.path("prefill_tokens").asLong();
+        double hostMs = l.path("host_ms").asDouble();
+        for (JsonNode m : l.path("members")) {
+          String id = m.path("request_id").asText();
+          if (m.path("decode_rows").asLong() > 0 && records.containsKey(id)) {
+            Steps s = steps.computeIfAbsent(id, k -> new Steps());
+            s.decode++;
+            if (prefill - m.path("prefill_tokens").asLong() > 0) {
+              s.withPrefill++;
+              s.msWithPrefill += hostMs;
+            } else {
+              s.msAlone += hostMs;
+            }
+          }
+        }
+      });
+    }
+    List<Req> out = new ArrayList<>();
+    records.forEach((id, n) -> {
+      Steps s = steps.getOrDefault(id, new Steps());
+      long alone = s.decode - s.withPrefill;
+      List<Map.Entry<String, Long>> slowedBy = new ArrayList<>();
+      for (JsonNode x : n.path("slowed_by")) {
+        slowedBy.add(Map.entry(x.path("request_id").asText(), x.path("prefill_tokens").asLong()));
+      }
+      out.add(new Req(id, n.path("input_tokens").asLong(-1), n.path("latency_ms").asDouble(),
+          n.path("queue_ms").asDouble(0), n.path("gpu_ms").asDouble(), n.path("tpot_ms").asDouble(-1),
+          s.decode, s.withPrefill, s.withPrefill > 0 ? s.msWithPrefill / s.withPrefill : -1,
+          alone > 0 ? s.msAlone / alone : -1, List.copyOf(slowedBy)));
+    });
+    return new BatchFindings(out, tokens);
+  }
+
+  private static void forEachLine(Path file, java.util.function.Consumer<JsonNode> each) throws IOException {
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         JsonNode n;
         try {
           n = JSON.readTree(line);
         } catch (IOException e) {
-          continue; // not a record: trtrace stats counts those
+          continue; // not a JSON line: trtrace stats counts those
         }
-        String id = n.path("request_id").asText();
-        tokens.put(id, n.path("input_tokens").asLong(-1));
-        JsonNode a = n.path("attributes");
-        if (!"success".equals(n.path("status").asText()) || !a.has("batch.compute_ms")) {
-          continue;
-        }
-        out.add(new Req(id, n.path("input_tokens").asLong(-1), n.path("latency_ms").asDouble(),
-            n.path("queue_ms").asDouble(0), a.path("batch.compute_ms").asDouble(), n.path("tpot_ms").asDouble(-1),
-            a.path("batch.decode_steps").asLong(), a.path("batch.decode_steps_with_prefill").asLong(),
-            a.path("batch.decode_step_ms_with_prefill").asDouble(-1), a.path("batch.decode_step_ms_alone").asDouble(-1),
-            slowedBy(a.path("batch.slowed_by").asText(""))));
-      }
-    }
-    return new BatchFindings(out, tokens);
-  }
-
-  private static List<Map.Entry<String, Long>> slowedBy(String value) {
-    List<Map.Entry<String, Long>> out = new ArrayList<>();
-    for (String part : value.trim().split(" ")) {
-      int colon = part.lastIndexOf(':');
-      if (colon > 0) {
-        try {
-          out.add(Map.entry(part.substring(0, colon), Long.parseLong(part.substring(colon + 1))));
-        } catch (NumberFormatException e) {
-          // not ours: skipped
+        if (n != null && n.isObject()) {
+          each.accept(n);
         }
       }
     }
-    return out;
   }
 
   private static LogAnalysis.@Nullable KneeFit fitKnee(List<Req> requests) {
@@ -161,7 +195,7 @@ final class BatchFindings {
     return LogAnalysis.kneeOf(xs, ys);
   }
 
-  /** Successful records with {@code batch.*} attributes. */
+  /** Successful records of batched requests (with {@code gpu_ms_method}). */
   List<Req> requests() {
     return requests;
   }

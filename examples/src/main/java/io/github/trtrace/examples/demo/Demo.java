@@ -175,10 +175,9 @@ public final class Demo {
   static double measureEngines(CpuBackend cpu, List<LoadGenerator.Planned> sample, int maxTokens, int engines,
       BatchEngine.Settings settings) {
     InferenceTracer noop = InferenceTracer.noop();
-    java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
     List<BatchEngine> all = new java.util.ArrayList<>();
     for (int i = 0; i < engines; i++) {
-      all.add(BatchEngine.start(cpu, settings, i, ids::incrementAndGet, LaunchRecorder.none()));
+      all.add(BatchEngine.start(cpu, settings, i, noop));
     }
     try {
       long elapsed = 0;

@@ -35,7 +35,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * continuously: the request is tokenized ({@code preprocess}), queued for the least loaded of its
  * {@link BatchEngine}s ({@code queue} until a step first takes it), prefilled in chunks beside other requests'
  * decode rows ({@code infer}, up to its first token), decoded one row per step ({@code decode}), then checked
- * and answered on a worker ({@code postprocess}); each step is a launch ({@link LaunchRecorder}), its share on
- * the record as {@code batch.*} attributes and a line in {@code launches.log}. A backend that does not batch
+ * and answered on a worker ({@code postprocess}); each step is one of the tracer's shared launches
+ * ({@link io.github.trtrace.core.SharedLaunch}): its share on each member's record (the batching fields,
+ * {@code gpu_ms} by {@code gpu_ms_method}) and a line in the tracer's launch log, {@code launches.log}. A backend that does not batch
  * (TensorRT here) runs one request per worker thread: tokenize, prefill, decode, output check and response.
  *
  * <p>Request: {@code {"prompt": "...", "max_tokens": 32, "model": "demo-llm-cpu"}} ({@code model} optional).
@@ -111,17 +111,14 @@ public final class DemoService implements AutoCloseable {
   /** The OpenTelemetry SDK the demo set up, closed after the tracer; null when nothing is exported. */
   private @Nullable AutoCloseable openTelemetry;
   private final List<BatchEngine> engines = new ArrayList<>();
-  private final @Nullable LaunchRecorder recorder;
 
-  private DemoService(Config config, Backend backend, InferenceTracer tracer, @Nullable LaunchRecorder recorder) {
+  private DemoService(Config config, Backend backend, InferenceTracer tracer) {
     this.config = config;
     this.backend = backend;
     this.tracer = tracer;
-    this.recorder = recorder;
-    if (recorder != null && backend instanceof CpuBackend cpu && config.batching() != null) {
-      AtomicLong launchIds = new AtomicLong();
+    if (backend instanceof CpuBackend cpu && config.batching() != null) {
       for (int i = 0; i < config.workers(); i++) {
-        engines.add(BatchEngine.start(cpu, config.batching(), i, launchIds::incrementAndGet, recorder));
+        engines.add(BatchEngine.start(cpu, config.batching(), i, tracer));
       }
     }
     this.places = new Semaphore(config.workers() + config.queueCapacity());
@@ -176,8 +173,11 @@ public final class DemoService implements AutoCloseable {
     }
     AutoCloseable sdk = openTelemetry(tb, say, otlpEndpoint);
     boolean batched = backend instanceof CpuBackend && config.batching() != null;
-    LaunchRecorder recorder = batched ? BatchRecorder.create(launchLog(config.log())) : null;
-    DemoService s = new DemoService(config, backend, tb.build(), recorder);
+    if (batched) {
+      Files.deleteIfExists(launchLog(config.log()));
+      tb.launchLog(launchLog(config.log())); // every engine step, its members and their shares
+    }
+    DemoService s = new DemoService(config, backend, tb.build());
     if (sdk != null) {
       s.openTelemetry = sdk;
       // On SIGTERM as on close(): the tracer first (its last spans end), then the SDK (its final export).
@@ -454,10 +454,7 @@ public final class DemoService implements AutoCloseable {
     }
     httpThreads.shutdownNow();
     tracer.flush().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
-    closeTracing();
-    if (recorder != null) {
-      recorder.close();
-    }
+    closeTracing(); // the launch log too
     backend.close();
   }
 

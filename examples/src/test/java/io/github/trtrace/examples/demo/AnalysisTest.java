@@ -63,11 +63,14 @@ class AnalysisTest {
 
   /**
    * Batched records: field case 1 from each request's CPU-time compute share (the wall clock here is
-   * noise, as under contention), field case 3 names the victims and the culprit from the records alone.
+   * noise, as under contention), field case 3 names the victims and the culprit from the records' batching
+   * fields ({@code slowed_by}, {@code tpot_ms}) and their decode steps in the launch log.
    */
   @Test
   void batchedRecordsGiveTheCpuTimeKneeAndNameTheNeighboursWhosePrefillSlowedTheOthers() throws IOException {
     List<String> lines = new ArrayList<>();
+    List<String> launches = new ArrayList<>();
+    long[] launchId = {0};
     java.util.SplittableRandom noise = new java.util.SplittableRandom(3);
     for (int i = 0; i < 120; i++) {
       int tokens = 8 + 20 * i;
@@ -75,16 +78,23 @@ class AnalysisTest {
       boolean victim = i % 40 == 5; // three chats decoding beside api-doc-<i+1>'s prefill
       String id = "api-b-" + i;
       double tpot = victim ? 30 : 3 + noise.nextDouble();
-      String attrs = String.format(Locale.ROOT, ",\"tpot_ms\":%.2f,\"attributes\":{\"batch.compute_ms\":\"%.3f\","
-          + "\"batch.decode_steps\":\"31\",\"batch.decode_steps_with_prefill\":\"%d\","
-          + "\"batch.decode_step_ms_alone\":\"3.0\"%s}", tpot, cpu, victim ? 9 : 0,
-          victim ? ",\"batch.decode_step_ms_with_prefill\":\"90.0\",\"batch.slowed_by\":\"api-doc:2048 api-b-7:40\"" : "");
+      for (int step = 0; step < 31; step++) { // its decode steps in the launch log: 9 beside api-doc's prefill
+        boolean beside = victim && step < 9;
+        launches.add(String.format(Locale.ROOT, "{\"launch_id\":%d,\"prefill_tokens\":%d,\"host_ms\":%.1f,"
+            + "\"members\":[{\"request_id\":\"%s\",\"decode_rows\":1}%s]}", ++launchId[0], beside ? 228 : 0,
+            beside ? 90.0 : 3.0, id, beside ? ",{\"request_id\":\"api-doc\",\"prefill_tokens\":228}" : ""));
+      }
+      String fields = String.format(Locale.ROOT, ",\"tpot_ms\":%.2f,\"gpu_ms\":%.3f,\"gpu_ms_method\":\"weighted\","
+          + "\"launch_count\":32%s", tpot, cpu, victim ? ",\"slowed_by\":[{\"request_id\":\"api-doc\","
+          + "\"prefill_tokens\":2048,\"launches\":9},{\"request_id\":\"api-b-7\",\"prefill_tokens\":40,"
+          + "\"launches\":1}]" : "");
       lines.add(line(i, id, "success", tokens, 0.5, 50 * noise.nextDouble() + cpu * (1 + 3 * noise.nextDouble()),
-          attrs));
+          fields));
     }
     lines.add(line(120, "api-doc", "success", 2048, 0.5, 400, ""));
     Path log = dir.resolve("batched.log");
     Files.write(log, lines, StandardCharsets.UTF_8);
+    Files.write(DemoService.launchLog(log), launches, StandardCharsets.UTF_8);
     BatchFindings f = BatchFindings.read(log);
     String text = print(log);
 
@@ -92,7 +102,7 @@ class AnalysisTest {
     assertThat(f.knee().found()).as(text).isTrue();
     assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
     assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
-        f.knee().tokens()), "batch.compute_ms", "trtrace stats' wall-clock fit",
+        f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
         "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had TPOT 2x the median",
         "victim api-b-5: TPOT 30.0 ms", "9 of its 31 decode steps ran beside a prefill, 90.0 ms each against 3.0 ms;"
             + " slowed most by api-doc (2,048 of its prompt tokens in those steps)",

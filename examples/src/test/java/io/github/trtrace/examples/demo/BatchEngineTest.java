@@ -1,12 +1,17 @@
 package io.github.trtrace.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.testing.InMemorySink;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The continuous-batching engine: same answers as alone, launches that add up, and the neighbours named. */
 class BatchEngineTest {
   private final CpuBackend cpu = new CpuBackend(Tokenizer.standard());
+  private static final ObjectMapper JSON = new ObjectMapper();
   private final AtomicLong ids = new AtomicLong();
 
   private int[] prompt(int words, int seed) {
@@ -31,83 +37,94 @@ class BatchEngineTest {
     return cpu.tokenizer().session().encode(b.toString());
   }
 
-  /** Captures launches and preemptions, and records attributes as the demo does. */
-  private static final class Capture implements LaunchRecorder {
-    final BatchRecorder attributes = BatchRecorder.attributesOnly();
-    final List<Launch> launches = new CopyOnWriteArrayList<>();
-    final List<String> preempted = new CopyOnWriteArrayList<>();
-
-    @Override public void launched(Launch l) {
-      launches.add(l);
-      attributes.launched(l);
+  /** What one engine served through a real tracer: answers, records, and the launch log's lines. */
+  private record Served(List<int[]> answers, List<InferenceRecord> records, List<JsonNode> launches) {
+    InferenceRecord record(String id) {
+      List<InferenceRecord> r = records.stream().filter(x -> x.requestId().equals(id)).toList();
+      assertThat(r).as(id).hasSize(1);
+      return r.get(0);
     }
-    @Override public void waited(InferenceTrace t, long nanos) {
-      attributes.waited(t, nanos);
-    }
-    @Override public void preempted(InferenceTrace t, long lost) {
-      preempted.add(t.requestId());
-      attributes.preempted(t, lost);
-    }
-    @Override public void finished(InferenceTrace t) {
-      attributes.finished(t);
-    }
-    @Override public void close() {}
   }
 
-  private List<int[]> serve(BatchEngine.Settings settings, List<int[]> prompts, int maxTokens, Capture capture) {
-    InferenceTracer noop = InferenceTracer.noop();
-    BatchEngine engine = BatchEngine.start(cpu, settings, 0, ids::incrementAndGet, capture);
-    try {
-      List<CompletableFuture<int[]>> done = new ArrayList<>();
-      for (int[] p : prompts) {
-        done.add(engine.submit(new BatchEngine.Request(noop.start("m"), p, maxTokens, id -> {})));
+  private Served serve(BatchEngine.Settings settings, List<int[]> prompts, int maxTokens, Path dir) throws Exception {
+    InMemorySink memory = InMemorySink.create();
+    Path launchLog = dir.resolve("launches-" + ids.incrementAndGet() + ".log");
+    List<int[]> answers;
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(memory).launchLog(launchLog).build()) {
+      BatchEngine engine = BatchEngine.start(cpu, settings, 0, tracer);
+      try {
+        List<CompletableFuture<int[]>> done = new ArrayList<>();
+        for (int i = 0; i < prompts.size(); i++) {
+          done.add(submit(engine, tracer, "req-" + i, prompts.get(i), maxTokens, id -> {}));
+        }
+        answers = done.stream().map(f -> f.orTimeout(120, TimeUnit.SECONDS).join()).toList();
+      } finally {
+        engine.close();
       }
-      return done.stream().map(f -> f.orTimeout(120, TimeUnit.SECONDS).join()).toList();
-    } finally {
-      engine.close();
+      tracer.flush().orTimeout(30, TimeUnit.SECONDS).join();
     }
+    return new Served(answers, memory.records(), launchLines(launchLog));
+  }
+
+  static List<JsonNode> launchLines(Path launchLog) throws Exception {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(launchLog)) {
+      out.add(JSON.readTree(line));
+    }
+    return out;
   }
 
   @Test
-  void aRequestsAnswerDoesNotDependOnItsBatchNeighboursNorOnBeingPreempted() {
+  void aRequestsAnswerDoesNotDependOnItsBatchNeighboursNorOnBeingPreempted(@TempDir Path dir) throws Exception {
     List<int[]> prompts = List.of(prompt(30, 1), prompt(600, 2), prompt(1500, 3), prompt(12, 4), prompt(200, 5));
     List<int[]> alone = new ArrayList<>();
     for (int[] p : prompts) {
       alone.add(cpu.generate(InferenceTracer.noop().start("m"), p, 24, id -> {}));
     }
-    Capture batched = new Capture();
-    assertThat(serve(BatchEngine.Settings.continuous(), prompts, 24, batched)).containsExactlyElementsOf(alone);
-    assertThat(batched.launches).anyMatch(l -> l.members().size() >= 3 && l.prefillTokens() > 0 && l.decodeRows() > 0);
+    Served batched = serve(BatchEngine.Settings.continuous(), prompts, 24, dir);
+    assertThat(batched.answers()).containsExactlyElementsOf(alone);
+    assertThat(batched.launches()).anyMatch(l -> l.path("batch_size").asInt() >= 3
+        && "mixed".equals(l.path("phase").asText()));
 
     // A cache budget that holds the long prompt and little more: the decoders' growth forces preemptions.
-    Capture tight = new Capture();
     int longest = prompts.stream().mapToInt(p -> p.length).max().orElseThrow();
-    assertThat(serve(new BatchEngine.Settings(8, 64, longest + 40), prompts, 24, tight))
-        .containsExactlyElementsOf(alone);
-    assertThat(tight.preempted).isNotEmpty();
+    Served tight = serve(new BatchEngine.Settings(8, 64, longest + 40), prompts, 24, dir);
+    assertThat(tight.answers()).containsExactlyElementsOf(alone);
+    assertThat(tight.records()).anyMatch(r -> r.batching() != null && r.batching().preemptions() > 0);
+    assertThat(tight.records()).filteredOn(r -> r.batching() != null && r.batching().preemptions() > 0)
+        .allMatch(r -> r.events().stream().anyMatch(e -> e.toString().contains("kv_cache_full")));
   }
 
   @Test
-  void everyLaunchRespectsTheLimitsAndItsMembersSharesAddUpToItsCpuTime() {
+  void everyLaunchRespectsTheLimitsAndItsMembersSharesAddUpToItsCpuTime(@TempDir Path dir) throws Exception {
     List<int[]> prompts = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       prompts.add(prompt(i % 3 == 0 ? 900 : 20 + 10 * i, i));
     }
-    Capture c = new Capture();
     BatchEngine.Settings s = new BatchEngine.Settings(6, 128, 100_000);
-    serve(s, prompts, 16, c);
-    assertThat(c.launches).isNotEmpty();
+    Served served = serve(s, prompts, 16, dir);
+    assertThat(served.launches()).isNotEmpty();
     long previous = 0;
-    for (LaunchRecorder.Launch l : c.launches) {
-      assertThat(l.id()).isGreaterThan(previous);
-      previous = l.id();
-      assertThat(l.members()).hasSizeBetween(1, s.maxBatch());
-      assertThat(l.prefillTokens() + l.decodeRows()).isBetween(1, s.stepTokens());
-      assertThat(l.members().stream().mapToLong(LaunchRecorder.Member::cpuShareNanos).sum()).isEqualTo(l.cpuNanos());
-      assertThat(l.members()).allMatch(m -> m.cpuShareNanos() >= 0 && (m.prefillTokens() > 0) != (m.decodeRows() > 0));
+    for (JsonNode l : served.launches()) {
+      assertThat(l.path("launch_id").asLong()).isGreaterThan(previous);
+      previous = l.path("launch_id").asLong();
+      assertThat(l.path("batch_size").asInt()).isBetween(1, s.maxBatch());
+      assertThat(l.path("prefill_tokens").asInt() + l.path("decode_rows").asInt()).isBetween(1, s.stepTokens());
+      assertThat(l.path("share_method").asText()).isEqualTo("weighted");
+      double sum = 0;
+      for (JsonNode m : l.path("members")) {
+        assertThat(m.path("share_ms").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(m.path("prefill_tokens").asInt() > 0).isNotEqualTo(m.path("decode_rows").asInt() > 0);
+        sum += m.path("share_ms").asDouble();
+      }
+      // the log writes milliseconds to 3 decimals: each share and the total within half a microsecond
+      assertThat(sum).isCloseTo(l.path("gpu_ms").asDouble(), within(0.0005 * (l.path("members").size() + 1) + 1e-9));
     }
     // 12 requests, at most 6 at once: some waited for a slot
-    assertThat(c.launches.stream().mapToInt(l -> l.members().size()).max().orElseThrow()).isEqualTo(6);
+    assertThat(served.launches().stream().mapToInt(l -> l.path("batch_size").asInt()).max().orElseThrow())
+        .isEqualTo(6);
+    assertThat(served.records()).anyMatch(r -> r.batching().slotWaitMs() > 0);
+    assertThat(served.records()).allMatch(r -> "weighted".equals(r.batching().shareMethod()) && r.gpuMs() > 0);
   }
 
   @Test
@@ -116,10 +133,9 @@ class BatchEngineTest {
     Path log = dir.resolve("inference.log");
     int[] document = prompt(2000, 9);
     InMemorySink memory = InMemorySink.create();
-    Capture c = new Capture();
     try (InferenceTracer tracer = InferenceTracer.builder().sink(memory)
-        .sink(JsonLinesFileSink.builder(log).build()).build()) {
-      BatchEngine engine = BatchEngine.start(cpu, BatchEngine.Settings.continuous(), 0, ids::incrementAndGet, c);
+        .sink(JsonLinesFileSink.builder(log).build()).launchLog(DemoService.launchLog(log)).build()) {
+      BatchEngine engine = BatchEngine.start(cpu, BatchEngine.Settings.continuous(), 0, tracer);
       try {
         List<CompletableFuture<int[]>> done = new CopyOnWriteArrayList<>();
         for (int i = 0; i < 4; i++) { // chats decoding with no prefill beside them
@@ -146,19 +162,23 @@ class BatchEngineTest {
       tracer.flush().orTimeout(30, TimeUnit.SECONDS).join();
     }
     for (int i = 0; i < 3; i++) {
-      InferenceRecord r = record(memory, "api-chat-" + i);
-      assertThat(r.attributes().get("batch.slowed_by")).startsWith("api-document:");
-      assertThat(Long.parseLong(r.attributes().get("batch.decode_steps_with_prefill"))).isPositive();
-      assertThat(Double.parseDouble(r.attributes().get("batch.decode_step_ms_with_prefill")))
-          .isGreaterThan(Double.parseDouble(r.attributes().get("batch.decode_step_ms_alone")));
+      SharedLaunch.Summary b = record(memory, "api-chat-" + i).batching();
+      assertThat(b.slowedBy()).first().extracting(SharedLaunch.Neighbour::requestId).isEqualTo("api-document");
+      assertThat(b.neighbourPrefillLaunches()).isPositive();
     }
     for (int i = 0; i < 4; i++) { // served before the document came: never beside it
-      assertThat(record(memory, "api-calm-" + i).attributes().getOrDefault("batch.slowed_by", ""))
-          .doesNotContain("api-document");
+      assertThat(record(memory, "api-calm-" + i).batching().slowedBy())
+          .noneMatch(n -> n.requestId().equals("api-document"));
     }
-    assertThat(record(memory, "api-document").attributes().get("batch.compute_ms")).isNotBlank();
+    assertThat(record(memory, "api-document").gpuMs()).isPositive();
 
     BatchFindings f = BatchFindings.read(log);
+    for (BatchFindings.Req r : f.requests()) {
+      if (r.id().startsWith("api-chat-")) { // from the launch log: its steps beside the prompt took longer
+        assertThat(r.decodeStepsWithPrefill()).as(r.id()).isPositive();
+        assertThat(r.stepMsWithPrefill()).as(r.id()).isGreaterThan(r.stepMsAlone());
+      }
+    }
     assertThat(f.victims()).extracting(v -> v.req().id()).containsExactlyInAnyOrder("api-chat-0", "api-chat-1",
         "api-chat-2");
     assertThat(f.victims()).allMatch(v -> v.culprit().equals("api-document") && v.culpritTokens() > 256);

@@ -252,35 +252,81 @@ class DemoEndToEndTest {
       assertThat(knees).as(text).isEmpty();
     }
     launchLogAddsUpAndJoinsTheRecords(o.log());
+    explainNamesTheCulpritOfAVictim(o.log(), batch.victims().get(0));
   }
 
-  /** Every launch's member shares add up to its CPU time; every batched record's launches are in the log. */
+  /** {@code trtrace explain <victim> <records> <launch log>} on the demo's own logs names the victim's culprit. */
+  private static void explainNamesTheCulpritOfAVictim(Path log, BatchFindings.Victim victim) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = io.github.trtrace.cli.TrtraceCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), "explain", victim.req().id(), log.toString(),
+        DemoService.launchLog(log).toString());
+    String why = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(why + err.toString(StandardCharsets.UTF_8)).isZero();
+    JsonNode record = null;
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      JsonNode r = JSON.readTree(line);
+      if (r.path("request_id").asText().equals(victim.req().id())) {
+        record = r;
+      }
+    }
+    assertThat(record).isNotNull();
+    String shared = "decode steps shared the batch with another request's prefill: ";
+    assertThat(why).as(why).contains(victim.req().id() + " was slow", shared);
+    assertThat(why.substring(why.indexOf(shared))).as(why).contains(victim.culprit() + " (");
+    assertThat(why).as(why).contains("launches: all " + record.path("launch_count").asInt() + " of its launches found in the launch log",
+        "the members' share_ms add up to gpu_ms").doesNotContain("WARNING");
+  }
+
+  /**
+   * The demo's own launch log against its records: every line is valid by the launch-log schema and its
+   * members' shares add up to its measured time (conservation); every batched record's launches are all in
+   * the log (as many as its {@code launch_count}, its first and last by ID), and its {@code gpu_ms} is the
+   * sum of its shares there (to the rounding of values written with 3 decimals).
+   */
   private static void launchLogAddsUpAndJoinsTheRecords(Path log) throws Exception {
+    JsonSchema launchSchema;
+    try (InputStream in = DemoService.class.getResourceAsStream("/io/github/trtrace/core/launch-log.schema.json")) {
+      assertThat(in).as("launch-log schema on the class path").isNotNull();
+      launchSchema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+    }
     Map<Long, JsonNode> launches = new java.util.HashMap<>();
+    Map<String, List<Long>> launchesOf = new java.util.HashMap<>();
+    Map<String, Double> sharesOf = new java.util.HashMap<>();
     for (String line : Files.readAllLines(DemoService.launchLog(log), StandardCharsets.UTF_8)) {
       JsonNode l = JSON.readTree(line);
+      assertThat(launchSchema.validate(l)).as(line).isEmpty();
+      assertThat(l.path("share_method").asText()).as(line).isEqualTo("weighted");
+      assertThat(l.path("batch_size").asInt()).as(line).isEqualTo(l.path("members").size());
       double shares = 0;
       for (JsonNode member : l.path("members")) {
-        shares += member.path("cpu_share_ms").asDouble();
+        String id = member.path("request_id").asText();
+        shares += member.path("share_ms").asDouble();
+        launchesOf.computeIfAbsent(id, k -> new ArrayList<>()).add(l.path("launch_id").asLong());
+        sharesOf.merge(id, member.path("share_ms").asDouble(), Double::sum);
       }
-      assertThat(shares).as(line).isCloseTo(l.path("cpu_ms").asDouble(), org.assertj.core.data.Offset.offset(1e-3));
-      assertThat(l.path("batch_size").asInt()).as(line).isEqualTo(l.path("members").size());
-      launches.put(l.path("launch_id").asLong(), l);
+      // exact in the tracer (ConservationPropertiesTest); the log writes ms to 3 decimals, each value within 0.5 µs
+      double gpu = l.path("gpu_ms").asDouble();
+      assertThat(shares).as(line).isCloseTo(gpu, org.assertj.core.data.Offset.offset(
+          0.0005 * (l.path("members").size() + 1) + 1e-9));
+      assertThat(launches.put(l.path("launch_id").asLong(), l)).as("one line per launch: " + line).isNull();
     }
+    assertThat(launches).isNotEmpty();
     int batched = 0;
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       JsonNode r = JSON.readTree(line);
-      JsonNode attrs = r.path("attributes");
-      if (!attrs.has("batch.first_launch")) {
+      if (r.path("launch_count").asInt() == 0) {
         continue;
       }
       batched++;
       String id = r.path("request_id").asText();
-      for (String key : List.of("batch.first_launch", "batch.last_launch")) {
-        JsonNode l = launches.get(attrs.path(key).asLong());
-        assertThat(l).as(id + " " + key).isNotNull();
-        assertThat(l.path("members").toString()).as(id).contains("\"request_id\":\"" + id + "\"");
-      }
+      List<Long> mine = launchesOf.getOrDefault(id, List.of());
+      assertThat(mine).as(id + "'s launches in the log").hasSize(r.path("launch_count").asInt());
+      assertThat(mine).as(id).contains(r.path("first_launch_id").asLong(), r.path("last_launch_id").asLong());
+      assertThat(r.path("gpu_ms_method").asText()).as(id).isEqualTo("weighted");
+      assertThat(r.path("gpu_ms").asDouble()).as(id).isCloseTo(sharesOf.get(id),
+          org.assertj.core.data.Offset.offset(0.0005 * (mine.size() + 1) + 1e-9)); // 3 decimals, as above
     }
     assertThat(batched).isPositive();
   }

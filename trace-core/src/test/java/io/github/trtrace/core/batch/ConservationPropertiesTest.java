@@ -20,7 +20,7 @@ import net.jqwik.api.constraints.LongRange;
  * Issue 17's conservation: over random batches and random join/leave patterns (requests arriving,
  * waiting for a slot, prefilled whole or in chunks, decoding, preempted, failing, ending at any step),
  * every launch's member shares add up to its measured GPU time, every request's {@code gpu_ms} is the
- * sum of its shares, and its stage sums, slot wait and preemption time stay within {@code latency_ms}.
+ * sum of its shares ({@code weighted} ones in proportion to the weights given), and its stage sums, slot wait and preemption time stay within {@code latency_ms}.
  */
 class ConservationPropertiesTest {
   private static final Stage[] STAGES = Stage.values();
@@ -64,13 +64,29 @@ class ConservationPropertiesTest {
         if (rnd.nextInt(8) > 0) {
           l.gpuMs(rnd.nextInt(10) == 0 ? 0 : rnd.nextDouble() * 40);
         }
-        l.shareBy(SharedLaunch.ShareMethod.values()[rnd.nextInt(3)]);
+        SharedLaunch.ShareMethod method = SharedLaunch.ShareMethod.values()[rnd.nextInt(4)];
+        l.shareBy(method);
+        double[] weights = new double[members.size()];
+        if (method == SharedLaunch.ShareMethod.WEIGHTED && rnd.nextInt(10) > 0) { // else: none given, equal shares
+          for (int i = 0; i < weights.length; i++) {
+            weights[i] = rnd.nextInt(5) == 0 ? 0 : rnd.nextDouble() * Math.pow(10, rnd.nextInt(12) - 3);
+            l.weight(members.get(i), weights[i]);
+          }
+        }
         if (rnd.nextInt(30) == 0) {
           l.error("tensorrt.enqueue_failed");
         }
         f.advanceMs(rnd.nextDouble() * 20);
         l.close();
         BatchFixture.Launch closed = f.launches.get(f.launches.size() - 1);
+        double weightSum = java.util.Arrays.stream(weights).sum();
+        if (method == SharedLaunch.ShareMethod.WEIGHTED && weightSum > 0 && !Double.isNaN(closed.gpuMs())) {
+          for (int i = 0; i < closed.batchSize(); i++) { // members are in the order they joined
+            assertThat(closed.shares().get(i)).as("weighted share %d of launch %d", i, closed.id())
+                .isCloseTo(closed.gpuMs() * weights[i] / weightSum,
+                    org.assertj.core.data.Offset.offset(1e-9 * Math.max(1, closed.gpuMs())));
+          }
+        }
         for (int i = 0; i < closed.batchSize(); i++) {
           expectedLaunches.merge(closed.members().get(i), 1, Integer::sum);
           if (!Double.isNaN(closed.gpuMs())) {

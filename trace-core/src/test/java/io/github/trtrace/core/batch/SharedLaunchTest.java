@@ -73,6 +73,32 @@ class SharedLaunchTest {
   }
 
   @Test
+  void weightedSplitsByTheSchedulersWeightsAndIgnoresBadWeights() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      InferenceTrace outsider = f.tracer.start("m", "req-x");
+      long misuse = f.tracer.stats().misuse();
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.decode(a).prefill(b, 1).shareBy(SharedLaunch.ShareMethod.WEIGHTED).gpuMs(10);
+        l.weight(a, 3).weight(b, 1);
+        l.weight(b, Double.NaN).weight(a, -1).weight(outsider, 5); // ignored, counted
+      }
+      a.close();
+      b.close();
+      outsider.close();
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r.get("req-a").gpuMs()).isCloseTo(7.5, within(1e-9));
+      assertThat(r.get("req-b").gpuMs()).isCloseTo(2.5, within(1e-9));
+      assertThat(r.get("req-a").batching().shareMethod()).isEqualTo("weighted");
+      assertThat(r.get("req-x").batching()).isNull();
+      assertThat(f.tracer.stats().misuse() - misuse).isEqualTo(3);
+      String line = RecordConvention.toJson(r.get("req-a"));
+      assertThat(RecordFixtures.validate(line)).as(line).isEmpty();
+    }
+  }
+
+  @Test
   void aRequestServedAloneIsTheBatchOfOneWithItsWholeGpuTime() {
     try (BatchFixture f = new BatchFixture()) {
       InferenceTrace a = f.tracer.start("m", "req-solo");

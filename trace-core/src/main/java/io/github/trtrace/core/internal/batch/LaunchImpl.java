@@ -39,6 +39,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   int[] prefill = new int[8];
   int[] decode = new int[8];
   int[] rows = new int[8];
+  double[] weight = new double[8];
   double[] share = new double[8];
   long prefillTokens;
   int decodeRows;
@@ -127,6 +128,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     prefill[i] = 0;
     decode[i] = 0;
     rows[i] = 0;
+    weight[i] = 0;
     share[i] = Double.NaN;
     return i;
   }
@@ -139,6 +141,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     prefill = Arrays.copyOf(prefill, n);
     decode = Arrays.copyOf(decode, n);
     rows = Arrays.copyOf(rows, n);
+    weight = Arrays.copyOf(weight, n);
     share = Arrays.copyOf(share, n);
   }
 
@@ -204,6 +207,17 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     if (i >= 0) {
       rows[i] += count;
       rowCount += count;
+    }
+    return this;
+  }
+
+  @Override
+  public SharedLaunch weight(InferenceTrace trace, double w) {
+    int i = open && trace instanceof BatchMember m && m.batchState().heldBy(this) ? m.batchState().row : -1;
+    if (i < 0 || !(w >= 0) || Double.isInfinite(w)) {
+      owner.misuse("weight(" + w + ") on launch " + id + (i < 0 ? " for a trace that is not its member" : ""));
+    } else {
+      weight[i] = w;
     }
     return this;
   }
@@ -293,7 +307,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     int n = size;
     boolean timed = !Double.isNaN(gpuMs);
     if (timed && n > 0) {
-      Shares.split(gpuMs, method, n, prefill, decode, rows, share);
+      Shares.split(gpuMs, method, n, prefill, decode, rows, weight, share);
     }
     ShareMethod by = timed ? method : null;
     String failed = errorType;

@@ -179,6 +179,7 @@ public final class Launches {
     @Override public SharedLaunch prefill(InferenceTrace trace, int tokens) { return this; }
     @Override public SharedLaunch decode(InferenceTrace trace) { return this; }
     @Override public SharedLaunch rows(InferenceTrace trace, int rows) { return this; }
+    @Override public SharedLaunch weight(InferenceTrace trace, double weight) { return this; }
     @Override public SharedLaunch gpuMs(double ms) { return this; }
     @Override public SharedLaunch shareBy(ShareMethod method) { return this; }
     @Override public SharedLaunch event(String kind, String severity, String message) { return this; }

@@ -12,11 +12,12 @@ final class Shares {
    * gets the rest, so the shares add up to {@code gpuMs} up to one rounding of a double, and none is
    * negative. One pass for the weights, one for the shares; no allocation.
    */
-  static void split(double gpuMs, ShareMethod method, int n, int[] prefill, int[] decode, int[] rows, double[] out) {
+  static void split(double gpuMs, ShareMethod method, int n, int[] prefill, int[] decode, int[] rows,
+      double[] weights, double[] out) {
     double total = 0;
     int largest = 0;
     for (int i = 0; i < n; i++) {
-      double w = weight(method, prefill[i], decode[i], rows[i]);
+      double w = method == ShareMethod.WEIGHTED ? weights[i] : weight(method, prefill[i], decode[i], rows[i]);
       out[i] = w;
       total += w;
       if (w > out[largest]) {
@@ -41,6 +42,7 @@ final class Shares {
         return 1;
       case ROWS:
         return (prefill > 0 ? 1 : 0) + decode + rows;
+      case WEIGHTED: // given per member, see split
       case TOKENS:
       default:
         return (double) prefill + decode + rows;

@@ -49,14 +49,19 @@ import java.util.stream.Stream;
  *       requests/s of each mode and their ratio with its bootstrap interval over block pairs.
  * </ul>
  *
- * <p>It lives in the demo's package (a split package on the benchmark class path, as tests do) because the
- * backend, tokenizer and load generator are the demo's package-private classes; it uses them unchanged.
+ * <p>It lives in the demo's package, in the examples module (a plain main, no JMH: JMH cannot interleave two
+ * benchmarks' invocations), because the backend, tokenizer and load generator are the demo's package-private
+ * classes; it uses them unchanged. trace-benchmarks does not depend on examples (issue 16).
  *
  * <p>{@code -Dcpu.overhead.full=noop} runs the A/A check (noop against noop: every ratio must come out 1
  * within its interval); {@code =discard} traces fully but discards the records (no file I/O).
  *
  * <pre>{@code
- * java -cp trace-benchmarks/target/benchmarks.jar io.github.trtrace.examples.demo.CpuBackendOverhead \
+ * mvn -B -q -pl examples -am package -DskipTests \
+ *     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+ *     -Dmdep.outputFile=target/runtime.classpath -Dmdep.includeScope=runtime
+ * java -cp "examples/target/classes:$(cat examples/target/runtime.classpath)" \
+ *     io.github.trtrace.examples.demo.CpuBackendOverhead \
  *     [rounds, default 600] [block pairs, default 10] [threads, default: cores]
  * }</pre>
  */
