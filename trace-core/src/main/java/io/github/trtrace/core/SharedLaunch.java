@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
  * One engine launch shared by several requests: a step of continuous (in-flight) batching, or one
  * dynamic batch. The scheduler thread opens it with {@link InferenceTracer#launch(String)}, declares
  * each member and what it contributes, gives the GPU time it measured once for the whole launch, and
- * closes it; every member's record then carries its share (see {@link Summary}) and
+ * closes it; every member's record then carries its share (see {@link InferenceRecord#batching()}) and
  * the launch log gets one line for the launch. A request served alone is a launch of one.
  *
  * <pre>{@code

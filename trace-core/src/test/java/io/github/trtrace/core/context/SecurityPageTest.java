@@ -14,7 +14,7 @@ class SecurityPageTest {
 
   @Test
   void theRejectedIdLengthOnTheSecurityPageIsTheLongestRejectedValue() throws IOException {
-    String page = Files.readString(Path.of("..", "SECURITY.md"));
+    String page = Files.readString(securityPage());
     Matcher m = Pattern.compile("a rejected value is kept only sanitized .{0,40}? and cut to (?:at most )?(\\d+) char")
         .matcher(page);
     assertThat(m.find()).as("SECURITY.md states the rejected value's length").isTrue();
@@ -23,5 +23,16 @@ class SecurityPageTest {
     String longest = RequestIds.accept("x\u0000".repeat(500)).rejectedValue();
     assertThat(longest).endsWith("\u2026");
     assertThat(longest.length()).as("longest rejected value vs SECURITY.md").isEqualTo(stated);
+  }
+
+  /** The repository's SECURITY.md, found from whichever folder the test JVM runs in (surefire: the module; failsafe: below it). */
+  private static Path securityPage() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      Path page = dir.resolve("SECURITY.md");
+      if (Files.isRegularFile(page)) {
+        return page;
+      }
+    }
+    throw new AssertionError("no SECURITY.md above " + Path.of("").toAbsolutePath());
   }
 }

@@ -48,13 +48,13 @@ class JsonLinesFileSinkRotationTest {
       Files.writeString(rotated(k, false), "history " + k + "\n");
     }
     AtomicInteger attempts = new AtomicInteger();
-    JsonLinesFileSink.Mover refusing =
+    Mover refusing =
         (from, to) -> {
           if (from.equals(file())) {
             attempts.incrementAndGet();
             throw new AccessDeniedException(from.toString(), to.toString(), "rename refused");
           }
-          JsonLinesFileSink.Mover.DEFAULT.move(from, to);
+          Mover.DEFAULT.move(from, to);
         };
     List<String> expected;
     try (JsonLinesFileSink sink =

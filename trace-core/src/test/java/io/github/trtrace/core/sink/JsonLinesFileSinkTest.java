@@ -218,7 +218,7 @@ class JsonLinesFileSinkTest {
     try (JsonLinesFileSink sink =
         JsonLinesFileSink.builder(file())
             .fsync(true)
-            .channelOpener(f -> new CountingFileChannel(JsonLinesFileSink.ChannelOpener.DEFAULT.open(f), forces))
+            .channelOpener(f -> new CountingFileChannel(ChannelOpener.DEFAULT.open(f), forces))
             .build()) {
       sink.write(List.of(record("req-durable")));
       sink.flush();
@@ -234,7 +234,7 @@ class JsonLinesFileSinkTest {
     AtomicInteger forces = new AtomicInteger();
     try (JsonLinesFileSink sink =
         JsonLinesFileSink.builder(file())
-            .channelOpener(f -> new CountingFileChannel(JsonLinesFileSink.ChannelOpener.DEFAULT.open(f), forces))
+            .channelOpener(f -> new CountingFileChannel(ChannelOpener.DEFAULT.open(f), forces))
             .build()) {
       sink.write(List.of(record("req-fast")));
       sink.flush();

@@ -1,8 +1,8 @@
+// Over 400 lines: the hand-off state, its two waits, close and abandon, and the sink's own thread share one lock and condition.
 package io.github.trtrace.core.internal.dispatch;
 
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.internal.dispatch.DefaultDispatcher.DispatcherThread;
-import io.github.trtrace.core.TracerStats.SinkStats;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.sink.RecordSink;
 import io.github.trtrace.core.sink.RecordSink.Delivery;
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * One sink, its own daemon thread and its counters. The dispatcher's worker gives it one call at a
  * time ({@link #offerWrite}, {@link #offer(Object) flush}, {@link #requestClose close}); the thread
  * runs the call and accounts for it under the slot's lock, so counters never disagree with each
- * other. Counters are volatile for {@link DefaultDispatcher#stats()}.
+ * other ({@link SinkLedger}).
  *
  * <p>While the sink writes a batch, the slot holds at most one more ({@code next}), which the
  * thread starts as soon as the call returns, without waiting for the worker: the sink does not sit
@@ -33,8 +33,6 @@ final class SinkSlot {
   final DispatcherThread thread;
   final RateLimitedLogger log = DefaultDispatcher.newSinkLog();
   private final DefaultDispatcher dispatcher;
-  private final long baseWritten;
-  private final long baseLost;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -50,23 +48,14 @@ final class SinkSlot {
   private boolean dead; // a fatal JVM error in this sink
   private boolean stuckLogged;
 
-  volatile long handed;
-  volatile long written;
-  volatile long lostFailed;
-  volatile long lostStuck;
-  volatile long lostAbandoned;
-  /** Records counted lost that never reached a sink with its own counts ({@link Delivery}). */
-  private long lostBeforeSink;
-  volatile long failures;
-  volatile @Nullable String lastError;
+  /** Guarded by the lock. */
+  final SinkLedger counts;
 
   SinkSlot(DefaultDispatcher dispatcher, RecordSink sink, int index) {
     this.dispatcher = dispatcher;
     this.sink = sink;
     this.name = sink.name();
-    Delivery d = delivery();
-    this.baseWritten = d == null ? 0 : d.written();
-    this.baseLost = d == null ? 0 : d.lost();
+    this.counts = new SinkLedger(delivery());
     this.thread = new DispatcherThread(this::run, Dispatcher.THREAD_NAME + "-sink-" + index);
   }
 
@@ -83,7 +72,7 @@ final class SinkSlot {
       } else if (!startLocked(batch)) {
         return false;
       }
-      handed += batch.size();
+      counts.handed += batch.size();
       return true;
     } finally {
       lock.unlock();
@@ -209,10 +198,7 @@ final class SinkSlot {
   void lostByWorker(int n, Throwable error) {
     lock.lock();
     try {
-      lostFailed += n;
-      lostBeforeSink += n;
-      failures++;
-      lastError = "dispatcher worker: " + error;
+      counts.lostByWorker(n, error);
     } finally {
       lock.unlock();
     }
@@ -224,11 +210,10 @@ final class SinkSlot {
     lock.lock();
     try {
       if (dead || closeRequested) {
-        lostFailed += n;
-        lostBeforeSink += n;
+        counts.lostBeforeSink(n);
         return;
       }
-      lostStuck += n;
+      counts.lostStuck += n;
       logNow = !stuckLogged;
       stuckLogged = true;
     } finally {
@@ -291,23 +276,19 @@ final class SinkSlot {
 
   /** Close gives up on this sink: what it holds is lost; later results of its calls are ignored. */
   void abandon() {
+    long lost;
     lock.lock();
     try {
       if (closed || abandoned) {
         return;
       }
       abandoned = true;
-      lostAbandoned = handed - written - lostFailed;
+      lost = counts.abandon();
     } finally {
       lock.unlock();
     }
     log.warn("trtrace sink '{}' did not return before the close deadline; {} records it held are lost",
-        name, lostAbandoned);
-  }
-
-  SinkStats snapshot(long discardedOnClose) {
-    return new SinkCounts(
-        written, lostFailed, lostStuck, lostAbandoned + discardedOnClose, 0, failures, lastError);
+        name, lost);
   }
 
   // ------------------------------------------------------------------------- the sink's thread
@@ -355,7 +336,7 @@ final class SinkSlot {
       Delivery d = delivery();
       lock.lock();
       try {
-        account(n, failure, d);
+        counts.account(n, failure, d, abandoned);
         busy = false;
         stuckLogged = false;
         dead = fatal;
@@ -365,8 +346,7 @@ final class SinkSlot {
           begin(held); // before a requested close: it was handed first
         } else {
           if (held != null && !abandoned) { // an abandoned slot counted what it held already
-            lostFailed += held.size();
-            lostBeforeSink += held.size();
+            counts.lostBeforeSink(held.size());
           }
           if ((closeRequested || abandoned) && !fatal) {
             begin(CLOSE);
@@ -380,25 +360,6 @@ final class SinkSlot {
         closeSink();
         throw (VirtualMachineError) failure;
       }
-    }
-  }
-
-  /** Under the lock: what the call just made did to the counters. */
-  private void account(int n, @Nullable Throwable failure, @Nullable Delivery d) {
-    if (failure != null) {
-      failures++;
-      lastError = DefaultDispatcher.describe(failure);
-    }
-    if (abandoned) {
-      return;
-    }
-    if (d != null) {
-      written = d.written() - baseWritten;
-      lostFailed = d.lost() - baseLost + lostBeforeSink;
-    } else if (failure == null) {
-      written += n;
-    } else {
-      lostFailed += n;
     }
   }
 
@@ -424,9 +385,9 @@ final class SinkSlot {
     Delivery d = delivery();
     lock.lock();
     try {
-      account(0, flushFailure, d);
+      counts.account(0, flushFailure, d, abandoned);
       if (closeFailure != null) {
-        account(0, closeFailure, null);
+        counts.account(0, closeFailure, null, abandoned);
       }
       busy = false;
       closed = true;

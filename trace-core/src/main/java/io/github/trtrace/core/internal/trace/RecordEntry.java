@@ -1,3 +1,4 @@
+// Over 400 lines: the entry's 30 fields with their reset, check and the two builds (caller's and worker's) are one job; its pool is nested.
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.TraceListener;
@@ -6,8 +7,6 @@ import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.OutputFlag;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
-import io.github.trtrace.core.internal.inspect.InputInspector;
-import io.github.trtrace.core.internal.inspect.OutputInspector;
 import io.github.trtrace.core.internal.dispatch.PendingRecord;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
 import io.github.trtrace.core.redact.Redactor;
@@ -42,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * (allocating as before).
  */
 final class RecordEntry implements PendingRecord {
-  private static final RateLimitedLogger LOG =
+  static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
 
@@ -79,20 +78,8 @@ final class RecordEntry implements PendingRecord {
   Set<OutputFlag> outputFlags = Collections.emptySet();
   /** The request's shared launches (issue 17), copied from its trace at the end; reused. */
   final io.github.trtrace.core.internal.batch.BatchTally batch = new io.github.trtrace.core.internal.batch.BatchTally();
-  /**
-   * Work on the raw input deferred from the caller to whoever builds the record ({@link #resolveInput}),
-   * the dispatcher's worker on the garbage-free path: only ever an immutable {@code String} (a mutable
-   * {@code CharSequence} is scanned, or snapshotted, on the caller), never written anywhere, cleared once
-   * used and on {@link #reset()}. {@code flagsInput}: the input whose {@link #inputFlags} are still to
-   * be computed (threshold {@code veryLongChars}); {@code digestInput}: the input whose redacted {@link
-   * #inputDigest} is still to be computed with {@code digestRedactor}; {@code flagsOutput}: the output
-   * whose {@link #outputFlags} are still to be computed.
-   */
-  @Nullable String flagsInput;
-  @Nullable String flagsOutput;
-  int veryLongChars;
-  @Nullable String digestInput;
-  @Nullable Redactor digestRedactor;
+  /** Work on the raw input and output deferred from the caller to whoever builds the record. */
+  private final DeferredInspection deferred;
   /** Allocated on the first event or layer only. */
   @Nullable List<InferenceRecord.Event> events;
   @Nullable List<InferenceRecord.LayerTime> layers;
@@ -103,6 +90,7 @@ final class RecordEntry implements PendingRecord {
 
   private RecordEntry(Pool pool) {
     this.pool = pool;
+    this.deferred = new DeferredInspection(pool);
     reset();
   }
 
@@ -138,8 +126,7 @@ final class RecordEntry implements PendingRecord {
     inputDigest = null;
     outputFlags = Collections.emptySet();
     batch.reset();
-    releaseDeferred(); // a sampled-out, dropped or discarded entry gives its share back too
-    digestRedactor = null;
+    deferred.release(); // a sampled-out, dropped or discarded entry gives its share back too
     if (events != null) {
       events.clear();
     }
@@ -309,117 +296,29 @@ final class RecordEntry implements PendingRecord {
     return b.build();
   }
 
-  /**
-   * Computes what the caller deferred on the raw input (its flags, its redacted digest) and on the
-   * output (its flags), and forgets both texts. Runs where the record is built: on the worker for a handed-off entry, which is what
-   * takes the scan and the redaction (the redactor's regular expressions over up to 8,192 characters)
-   * off the request's thread. A redactor that throws (against its contract; a {@link
-   * StackOverflowError} or {@link LinkageError} included) yields {@value #REDACTION_FAILED}, logged:
-   * the record is written all the same, and the raw input never is.
-   */
+  /** See {@link DeferredInspection#resolve}. */
   void resolveInput() {
-    String flagsOf = flagsInput;
-    String output = flagsOutput;
-    String digestOf = digestInput;
-    Redactor redactor = digestRedactor;
-    releaseDeferred();
-    if (flagsOf != null) {
-      inputFlags = InputInspector.flags(flagsOf, veryLongChars);
-    }
-    if (output != null) {
-      outputFlags = OutputInspector.flags(output);
-    }
-    if (digestOf != null && redactor != null) {
-      digestRedactor = null;
-      inputDigest = digest(redactor, digestOf);
-    }
+    deferred.resolve(this);
   }
 
-  private String digest(Redactor redactor, String input) {
-    try {
-      return redactor.digest(input);
-    } catch (RuntimeException | StackOverflowError | LinkageError e) {
-      // the user's code, on the dispatcher's worker: an error from it must not stop the worker
-      // (which treats what escapes it as a broken JVM and writes nothing more)
-      LOG.warn("trtrace: the redactor failed on request {}: {}", requestId, e.toString());
-      return REDACTION_FAILED;
-    }
-  }
-
-  /**
-   * Leaves the flags of {@code input} to {@link #resolveInput} (the worker) when the tracer's budget of
-   * deferred text allows it; false: the caller must inspect it now. See {@link Pool#MAX_DEFERRED_CHARS}.
-   */
   boolean deferInput(String input, int veryLong) {
-    undeferInput();
-    if (!pool.reserve(input.length())) {
-      return false;
-    }
-    flagsInput = input;
-    veryLongChars = veryLong;
-    return true;
+    return deferred.deferInput(input, veryLong);
   }
 
-  /** As {@link #deferInput} for the output's flags. */
   boolean deferOutput(String output) {
-    undeferOutput();
-    if (!pool.reserve(output.length())) {
-      return false;
-    }
-    flagsOutput = output;
-    return true;
+    return deferred.deferOutput(output);
   }
 
-  /**
-   * The redacted digest of {@code input}: left to {@link #resolveInput} when it is the text whose flags
-   * are already deferred (the same string, no further share of the budget) or within the budget; past
-   * the budget made now, so the queue does not keep the text.
-   */
   void digestInput(String input, Redactor redactor) {
-    if (input == flagsInput || pool.reserve(input.length())) {
-      digestInput = input;
-      digestRedactor = redactor;
-    } else {
-      inputDigest = digest(redactor, input);
-    }
+    deferred.digestInput(input, redactor, this);
   }
 
-  /** Forgets a deferred input (a later {@code input(...)} replaces it), giving its share back. */
   void undeferInput() {
-    String earlier = flagsInput;
-    if (earlier != null) {
-      flagsInput = null;
-      pool.give(earlier.length());
-    }
+    deferred.undeferInput();
   }
 
-  /** As {@link #undeferInput} for the output. */
   void undeferOutput() {
-    String earlier = flagsOutput;
-    if (earlier != null) {
-      flagsOutput = null;
-      pool.give(earlier.length());
-    }
-  }
-
-  /** Gives the deferred texts' share of the budget back and forgets them. */
-  private void releaseDeferred() {
-    long chars = 0;
-    if (flagsInput != null) {
-      chars += flagsInput.length();
-    }
-    if (flagsOutput != null) {
-      chars += flagsOutput.length();
-    }
-    if (digestInput != null && digestInput != flagsInput) { // the same string holds one share
-      chars += digestInput.length();
-    }
-    flagsInput = null;
-    flagsOutput = null;
-    digestInput = null;
-    if (chars > 0) {
-      pool.give(chars);
-    }
+    deferred.undeferOutput();
   }
 
   /** The digest of an input whose redactor threw (the marker {@link Redactor}'s own failures use). */

@@ -1,0 +1,127 @@
+package io.github.trtrace.core.sink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The size-based rollover of {@link JsonLinesFileSink}: when a line is due to start a new file, and
+ * the renaming of {@code <name>} to {@code <name>.1} (older ones shifted, the oldest beyond {@code
+ * maxRotatedFiles} deleted), with a back-off after a failure. Called from the sink's one thread.
+ */
+final class Rotation {
+  private static final long ROTATION_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long MAX_ROTATION_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private final Path file;
+  private final long maxFileBytes;
+  private final int maxRotatedFiles;
+  private final Mover mover;
+  private final RotatedFileCompressor compressor;
+  private final boolean gzipRotated;
+  /** After a failed rotation: no new attempt before this time (nanoTime); the backoff doubles. */
+  private long rotationRetryAtNanos;
+  private long rotationBackoffNanos;
+  private long rotationFailures;
+
+  Rotation(
+      Path file,
+      long maxFileBytes,
+      int maxRotatedFiles,
+      Mover mover,
+      RotatedFileCompressor compressor,
+      boolean gzipRotated) {
+    this.file = file;
+    this.maxFileBytes = maxFileBytes;
+    this.maxRotatedFiles = maxRotatedFiles;
+    this.mover = mover;
+    this.compressor = compressor;
+    this.gzipRotated = gzipRotated;
+    this.rotationRetryAtNanos = System.nanoTime();
+  }
+
+  /** Failed rotations so far. */
+  long failures() {
+    return rotationFailures;
+  }
+
+  /**
+   * Whether a line of {@code lineLength} bytes would take a file of {@code pendingBytes} past {@code
+   * maxFileBytes} (0: never), unless a failed rotation's back-off is still running.
+   */
+  boolean due(long pendingBytes, int lineLength) {
+    return maxFileBytes > 0
+        && pendingBytes > 0
+        && pendingBytes + lineLength > maxFileBytes
+        && System.nanoTime() - rotationRetryAtNanos >= 0;
+  }
+
+  /**
+   * Called with an empty buffer, between records. A failure leaves every rotated file in place,
+   * keeps writing to the current file, and backs off (1 s, doubling up to a minute) before the next
+   * attempt, so a lasting failure costs one attempt a back-off, not one a record.
+   */
+  void rotate(LineFileWriter writer) throws IOException {
+    compressor.await(); // the newest rotated file is about to move
+    writer.closeForRotation();
+    Path plain = sibling(1, false);
+    boolean moved = false;
+    try {
+      if (maxRotatedFiles == 0) {
+        Files.deleteIfExists(file);
+      } else {
+        shiftRotated();
+        mover.move(file, plain);
+        moved = true;
+      }
+      rotationBackoffNanos = 0;
+      rotationRetryAtNanos = System.nanoTime();
+    } catch (IOException e) {
+      // records matter more than rotation: keep appending to the current file, try again later
+      rotationFailures++;
+      rotationBackoffNanos =
+          rotationBackoffNanos == 0 ? ROTATION_BACKOFF_NANOS : Math.min(2 * rotationBackoffNanos, MAX_ROTATION_BACKOFF_NANOS);
+      rotationRetryAtNanos = System.nanoTime() + rotationBackoffNanos;
+      JsonLinesFileSink.WARN.warn(
+          "could not rotate {} ({} failures so far); still writing to it, next attempt in {} ms: {}",
+          file, rotationFailures, TimeUnit.NANOSECONDS.toMillis(rotationBackoffNanos), e.toString());
+    }
+    writer.reopen();
+    if (moved && gzipRotated) {
+      compressor.start(plain, sibling(1, true));
+    }
+  }
+
+  /**
+   * Renames {@code .k} to {@code .k+1} below the first free index, newest last. Only when every
+   * index up to {@code maxRotatedFiles} is taken does the oldest go (retention); after a rotation
+   * that failed half-way there is a free index, so a retry deletes nothing.
+   */
+  private void shiftRotated() throws IOException {
+    int free = 0;
+    for (int k = 1; k <= maxRotatedFiles; k++) {
+      if (!Files.exists(sibling(k, false)) && !Files.exists(sibling(k, true))) {
+        free = k;
+        break;
+      }
+    }
+    if (free == 0) {
+      Files.deleteIfExists(sibling(maxRotatedFiles, false));
+      Files.deleteIfExists(sibling(maxRotatedFiles, true));
+      free = maxRotatedFiles;
+    }
+    for (int k = free - 1; k >= 1; k--) {
+      for (int z = 0; z < 2; z++) {
+        Path from = sibling(k, z == 1);
+        if (Files.exists(from)) {
+          mover.move(from, sibling(k + 1, z == 1));
+        }
+      }
+    }
+  }
+
+  private Path sibling(int index, boolean gz) {
+    return file.resolveSibling(file.getFileName() + "." + index + (gz ? ".gz" : ""));
+  }
+}
