@@ -37,6 +37,9 @@ abstract class Prelude {
   /** The reader's inference engine (not TensorRT's). */
   Engine engine;
 
+  /** The reader's executor for streamed answers. */
+  java.util.concurrent.Executor executor;
+
   /** A logger of the reader's for build logs. */
   Logger auditLog;
 
@@ -96,5 +99,11 @@ abstract class Prelude {
 
     /** Generates text from the input IDs, calling {@code onToken} once per generated token. */
     String generate(int[] ids, Runnable onToken);
+
+    /** Generates the whole answer to {@code prompt} within {@code trace}. */
+    String generate(io.github.trtrace.core.InferenceTrace trace, String prompt);
+
+    /** The answer to {@code prompt}, token by token. */
+    java.util.List<String> tokens(String prompt);
   }
 }
