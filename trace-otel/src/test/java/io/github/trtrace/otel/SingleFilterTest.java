@@ -160,6 +160,7 @@ class SingleFilterTest {
     } finally {
       host.end();
     }
+    tracer.flush().orTimeout(10, TimeUnit.SECONDS).join(); // the request span ends on the dispatcher's worker
     SpanData span = spans.getFinishedSpanItems().stream()
         .filter(d -> d.getName().equals("text_completion llama-8b")).findFirst().orElseThrow();
     assertThat(span.getParentSpanId()).isEqualTo(host.getSpanContext().getSpanId());
@@ -194,6 +195,8 @@ class SingleFilterTest {
   }
 
   private SpanData onlySpan() {
+    // the request span ends when the record is built, on the dispatcher's worker: flush before reading
+    tracer.flush().orTimeout(10, TimeUnit.SECONDS).join();
     assertThat(spans.getFinishedSpanItems()).hasSize(1);
     return spans.getFinishedSpanItems().get(0);
   }
