@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * characters ({@code UnicodeChars.isEscaped}: Cc, Cf in every plane, Zl,
  * Zp) never reach an output raw: an output that escapes them itself (JSON, see {@link
  * FieldVisitor#escapesInvisible()}) gets the text as it is, every other output gets them written as the
- * text <code>&#92;uXXXX</code> (lower-case hex; a supplementary code point as its two UTF-16 escapes, as JSON
+ * text <code>&#92;uHHHH</code> (lower-case hex; a supplementary code point as its two UTF-16 escapes, as JSON
  * spells it), which reads as the JSON file does on disk.
  *
  * <pre>{@code
@@ -187,7 +187,7 @@ public final class RecordConvention {
     /**
      * Whether this output escapes control, format and separator characters itself, without loss (a
      * JSON writer: its backslash-u escapes parse back to the character). When false, the default, every
-     * text handed to this visitor has them already written as <code>&#92;uXXXX</code> text, so that an output
+     * text handed to this visitor has them already written as <code>&#92;uHHHH</code> text, so that an output
      * that writes text as it is (a plain-text log layout, a span attribute) never carries them raw.
      */
     default boolean escapesInvisible() {
@@ -406,7 +406,7 @@ public final class RecordConvention {
   /**
    * A text value sanitised for an output that writes text as it is (a span attribute, a metric label, a
    * log key-value): unpaired surrogates become U+FFFD, control, format and separator characters the text
-   * <code>&#92;uXXXX</code>, cut to {@value #MAX_TEXT_LENGTH} chars; the same instance when nothing changes.
+   * <code>&#92;uHHHH</code>, cut to {@value #MAX_TEXT_LENGTH} chars; the same instance when nothing changes.
    */
   public static String text(String value) {
     return sanitize(value, MAX_TEXT_LENGTH, true);
@@ -414,7 +414,7 @@ public final class RecordConvention {
 
   /**
    * {@code value} with unpaired surrogates replaced by U+FFFD and, when {@code escape}, every {@link
-   * TracerFactory#isEscaped escaped} code point written as <code>&#92;uXXXX</code> text (a supplementary one as
+   * TracerFactory#isEscaped escaped} code point written as <code>&#92;uHHHH</code> text (a supplementary one as
    * two such escapes); then cut, at a code-point and escape boundary, to at most {@code maxLength}
    * chars, the marker included. The same instance when nothing changes.
    */
