@@ -1,4 +1,3 @@
-// Over 400 lines: the entry's 30 fields with their reset, check and the two builds (caller's and worker's) are one job; its pool is nested.
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.TraceListener;
@@ -206,56 +205,12 @@ final class RecordEntry implements PendingRecord {
   }
 
   /**
-   * The immutable record, the entry unchanged: what {@link #build()} makes, without a builder, for
-   * the worker. Only after {@link #check()} passed.
+   * The immutable record, the entry unchanged, for the worker; only after {@link #check()} passed. Since the
+   * record has no constructor from an entry, this is {@link #build()}: one path fills the builder.
    */
   InferenceRecord buildChecked() {
-    resolveInput();
-    InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
-        .timestamp(instant(timestampEpochNanos))
-        .status(status)
-        .errorType(errorType)
-        .latencyMs(latencyMs)
-        .traceId(traceId)
-        .spanId(spanId)
-        .inputTokens(inputTokens)
-        .outputTokens(outputTokens)
-        .maxTokens(maxTokens)
-        .temperature(temperature)
-        .topP(topP)
-        .finishReason(finishReason)
-        .gpuMs(gpuMs)
-        .ttftMs(ttftMs)
-        .tpotMs(tpotMs)
-        .gpuUtil(gpuUtil)
-        .gpuUtilMean(gpuUtilMean)
-        .gpuUtilMax(gpuUtilMax)
-        .gpuMemUtilMean(gpuMemUtilMean)
-        .gpuMemUtilMax(gpuMemUtilMax)
-        .gpuMemUsedMb(gpuMemUsedMb)
-        .engineFingerprint(engineFingerprint)
-        .sampledReason(sampledReason)
-        .inputFlags(inputFlags)
-        .inputDigest(inputDigest)
-        .outputFlags(outputFlags)
-        .batching(batch.toBatching());
-    for (Stage s : STAGES) {
-      b.stageMs(s, stageMs[s.ordinal()]);
-    }
-    if (events != null) {
-      events.forEach(b::addEvent);
-    }
-    if (layers != null) {
-      layers.forEach(b::addLayer);
-    }
-    String[] k = keys;
-    String[] v = values;
-    for (int i = 0; i < attributeCount && k != null && v != null; i++) {
-      b.attribute(k[i], v[i]);
-    }
-    return b.build();
+    return build();
   }
-
 
   /** The immutable record through its builder (every check), the entry unchanged. */
   InferenceRecord build() {
@@ -265,8 +220,6 @@ final class RecordEntry implements PendingRecord {
         .status(status)
         .errorType(errorType)
         .latencyMs(latencyMs)
-        .traceId(traceId)
-        .spanId(spanId)
         .traceId(traceId)
         .spanId(spanId)
         .inputTokens(inputTokens)
