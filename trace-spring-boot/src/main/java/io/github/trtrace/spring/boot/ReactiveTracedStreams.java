@@ -3,7 +3,6 @@ package io.github.trtrace.spring.boot;
 import io.github.trtrace.core.InferenceTrace;
 import java.util.function.ToIntFunction;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.SignalType;
 
 /**
  * {@link TracedStream} for a WebFlux answer: the trace stays open while the {@code Flux} streams. A chunk
@@ -28,14 +27,12 @@ public final class ReactiveTracedStreams {
       TracedStream stream = TracedStream.of(trace);
       return chunks
           .doOnNext(chunk -> stream.sent(tokens.applyAsInt(chunk)))
+          // doOnComplete/doOnError run before the signal goes downstream, so the stream has ended before the
+          // writer can cancel while handling the completion (Reactor Netty's send may); doFinally ran after it,
+          // and such a cancel made a fully sent answer read "cancelled". The first end counts.
+          .doOnComplete(stream::complete)
           .doOnError(stream::failed)
-          .doFinally(signal -> {
-            if (signal == SignalType.ON_COMPLETE) {
-              stream.complete();
-            } else if (signal == SignalType.CANCEL) {
-              stream.cancelled();
-            }
-          });
+          .doOnCancel(stream::cancelled);
     });
   }
 }
