@@ -43,6 +43,9 @@ public class OtelSdkBenchmark {
   private Tracer tracer;
   private final LongAdder offered = new LongAdder();
 
+  /** Spans on disk after the last {@link #tearDown}. */
+  static volatile long lastExported;
+
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -59,6 +62,7 @@ public class OtelSdkBenchmark {
   public void tearDown() {
     provider.shutdown().join(30, TimeUnit.SECONDS);
     long spans = WrittenLines.count(dir);
+    lastExported = spans;
     System.out.printf("%n[otel-sdk] offered=%d requests (%d spans); exported spans=%d (%.1f%%)%n",
         offered.sum(), 5 * offered.sum(), spans, 100.0 * spans / Math.max(1, 5 * offered.sum()));
     WrittenLines.delete(dir);
