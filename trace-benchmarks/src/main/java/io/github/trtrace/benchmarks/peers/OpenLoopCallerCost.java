@@ -252,8 +252,11 @@ public final class OpenLoopCallerCost {
   }
 
   private static Sdk setUp(String sdk) {
+    if (sdk.startsWith("trtrace@")) { // a diagnosis variant: trtrace@<maxWriteDelay ms>
+      return trtrace(java.time.Duration.ofMillis(Long.parseLong(sdk.substring("trtrace@".length()))));
+    }
     return switch (sdk) {
-      case "trtrace" -> trtrace();
+      case "trtrace" -> trtrace(null);
       case "trtrace-start" -> trtraceStartForm();
       case "log4j2" -> {
         System.setProperty("log4j2.contextSelector", "org.apache.logging.log4j.core.async.AsyncLoggerContextSelector");
@@ -311,14 +314,22 @@ public final class OpenLoopCallerCost {
           }
         };
       }
-      default -> throw new IllegalArgumentException("sdk must be trtrace, trtrace-start, log4j2, logback or otel: " + sdk);
+      default -> throw new IllegalArgumentException(
+          "sdk must be trtrace, trtrace@<maxWriteDelay ms>, trtrace-start, log4j2, logback or otel: " + sdk);
     };
   }
 
-  /** trtrace as the README shows it: every default, the request ID from the caller's header. */
-  private static Sdk trtrace() {
+  /**
+   * trtrace as the README shows it: every default (or, for a diagnosis run, another max write delay),
+   * the request ID from the caller's header.
+   */
+  private static Sdk trtrace(java.time.Duration maxWriteDelay) {
     Path dir = WrittenLines.newDirectory("trtrace");
-    InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).build();
+    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log"));
+    if (maxWriteDelay != null) {
+      b.maxWriteDelay(maxWriteDelay);
+    }
+    InferenceTracer tracer = b.build();
     return new Sdk() {
       @Override
       public void request(Producer p) {
