@@ -189,7 +189,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
   public void close() {
     RecordEntry record;
     CharSequence in;
-    Stage[] stillOpen;
+    Object[] stillOpen;
     long now;
     endBatch();
     synchronized (this) {

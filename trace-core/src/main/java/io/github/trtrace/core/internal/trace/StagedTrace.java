@@ -10,12 +10,17 @@ import org.jspecify.annotations.Nullable;
  * time (since {@link #topSince}), so opening a stage pauses the one below and closing it resumes that
  * one. Guarded by the trace's monitor; callbacks run after it is released.
  *
+ * <p>The one stage stack (issue 16): what each listener's handle returned for an open stage (e.g. its
+ * span) is kept here beside the stage ({@link #stageStates}) and handed back to the handle as the
+ * parent of the stages opened inside, at the stage's end and with events, so no listener keeps the
+ * nesting a second time.
+ *
  * <p>A superclass rather than a field so that a trace stays one object: the default path's allocation
  * per request is pinned by {@code GarbageFreeTest}.
  */
 abstract class StagedTrace extends RecordFillingTrace {
   static final Stage[] STAGES = Stage.values();
-  private static final Stage[] NO_STAGES = new Stage[0];
+  private static final Object[] NO_STAGES = new Object[0];
   private static final StageTimer NOOP_TIMER = () -> {};
 
   /** Listener handles in registration order; null without listeners; a slot is nulled when its listener fails. */
@@ -26,6 +31,11 @@ abstract class StagedTrace extends RecordFillingTrace {
   private int[] open = new int[8];
   private int depth;
   private long topSince;
+  /**
+   * With listeners: slot {@code index * handles.length + i} holds handle i's state for the stage open
+   * at {@code index} (null: none, or not returned yet); made on the first stage, grown with {@link #open}.
+   */
+  private @Nullable Object @Nullable [] stageStates;
   /** One handle per stage, made on first use; see {@link StageHandle}. */
   private final StageHandle[] timers = new StageHandle[STAGES.length];
 
@@ -42,6 +52,9 @@ abstract class StagedTrace extends RecordFillingTrace {
     stageSeen = 0;
     depth = 0;
     topSince = 0;
+    if (stageStates != null) {
+      java.util.Arrays.fill(stageStates, null);
+    }
   }
 
   /**
@@ -67,6 +80,7 @@ abstract class StagedTrace extends RecordFillingTrace {
   public StageTimer stage(Stage stage) {
     StageHandle opened;
     long now;
+    int index;
     synchronized (this) {
       if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
@@ -83,13 +97,17 @@ abstract class StagedTrace extends RecordFillingTrace {
       if (opened == null) {
         opened = timers[ordinal] = new StageHandle(stage);
       }
+      index = depth;
       open[depth++] = ordinal;
       topSince = now;
       stageSeen |= 1 << ordinal;
+      if (handles != null) {
+        growStageStates();
+      }
     }
     TraceListener.Handle[] hs = handles;
     if (hs != null) {
-      TraceListeners.stageStarted(this, hs, stage, epochNanos(now));
+      TraceListeners.stageStarted(this, hs, stage, index, epochNanos(now));
     }
     return opened;
   }
@@ -114,8 +132,47 @@ abstract class StagedTrace extends RecordFillingTrace {
     }
   }
 
+  /** Room in {@link #stageStates} for every open stage. Holds the monitor. */
+  private void growStageStates() {
+    TraceListener.Handle[] hs = handles;
+    Object[] states = stageStates;
+    if (hs != null && (states == null || states.length < open.length * hs.length)) {
+      Object[] grown = new Object[open.length * hs.length];
+      if (states != null) {
+        System.arraycopy(states, 0, grown, 0, states.length);
+      }
+      stageStates = grown;
+    }
+  }
+
+  /** Handle {@code i}'s state for the stage open at {@code index}; null when none (or index -1: the top level). */
+  synchronized @Nullable Object stageState(int index, int i) {
+    Object[] states = stageStates;
+    TraceListener.Handle[] hs = handles;
+    return index < 0 || index >= depth || states == null || hs == null ? null : states[index * hs.length + i];
+  }
+
+  /** Handle {@code i}'s state for the innermost open stage; null outside any stage. */
+  synchronized @Nullable Object innermostStageState(int i) {
+    return stageState(depth - 1, i);
+  }
+
+  /**
+   * Keeps handle {@code i}'s state for {@code stage}, opened at {@code index}; false when that stage is
+   * no longer open there (ended by another thread while the start callbacks ran).
+   */
+  synchronized boolean keepStageState(int index, Stage stage, int i, Object state) {
+    Object[] states = stageStates;
+    TraceListener.Handle[] hs = handles;
+    if (ended || index >= depth || open[index] != stage.ordinal() || states == null || hs == null) {
+      return false;
+    }
+    states[index * hs.length + i] = state;
+    return true;
+  }
+
   private void endStage(Stage stage) {
-    Stage[] ended;
+    Object[] ended;
     long now;
     synchronized (this) {
       if (this.ended) {
@@ -143,8 +200,8 @@ abstract class StagedTrace extends RecordFillingTrace {
    * At the trace's end: ends the stages still open and writes each opened stage's time into {@code
    * record}. Holds the monitor. Returns the ended stages for {@link #fireStageEnds}.
    */
-  Stage[] endStages(long now, RecordEntry record) {
-    Stage[] stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
+  Object[] endStages(long now, RecordEntry record) {
+    Object[] stillOpen = depth > 0 ? popTo(0, now) : NO_STAGES;
     for (int i = 0; i < STAGES.length; i++) {
       if ((stageSeen & (1 << i)) != 0) {
         record.stageMs[i] = stageNanos[i] / 1e6;
@@ -161,14 +218,25 @@ abstract class StagedTrace extends RecordFillingTrace {
 
   /**
    * Ends the stages from the innermost down to index {@code at}; the one below resumes. Holds the
-   * monitor. Returns the ended stages, innermost first, for the listeners (none without listeners).
+   * monitor. Returns for the listeners (none without listeners) the ended stages, innermost first, each
+   * followed by every handle's state for it, which leaves the stack.
    */
-  private Stage[] popTo(int at, long now) {
+  private Object[] popTo(int at, long now) {
     pauseTop(now);
-    Stage[] ended = handles == null ? NO_STAGES : new Stage[depth - at];
-    for (int i = depth - 1, k = 0; i >= at; i--, k++) {
-      if (ended.length > 0) {
-        ended[k] = STAGES[open[i]];
+    TraceListener.Handle[] hs = handles;
+    Object[] states = stageStates;
+    Object[] ended = NO_STAGES;
+    if (hs != null) {
+      int n = hs.length;
+      ended = new Object[(depth - at) * (1 + n)];
+      for (int d = depth - 1, k = 0; d >= at; d--) {
+        ended[k++] = STAGES[open[d]];
+        for (int i = 0; i < n; i++, k++) {
+          if (states != null) {
+            ended[k] = states[d * n + i];
+            states[d * n + i] = null;
+          }
+        }
       }
     }
     depth = at;
@@ -176,7 +244,7 @@ abstract class StagedTrace extends RecordFillingTrace {
   }
 
   /** The listeners' {@code onStageEnd} for stages {@link #popTo} ended; without the monitor. */
-  void fireStageEnds(Stage[] ended, long now) {
+  void fireStageEnds(Object[] ended, long now) {
     TraceListener.Handle[] hs = handles;
     if (hs != null && ended.length > 0) {
       TraceListeners.stagesEnded(this, hs, ended, epochNanos(now));

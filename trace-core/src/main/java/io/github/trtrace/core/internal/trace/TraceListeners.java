@@ -33,41 +33,68 @@ final class TraceListeners {
     return new CurrentScope(context, scopes, trace, hs);
   }
 
-  static void stageStarted(RecordFillingTrace trace, TraceListener.@Nullable Handle[] hs, Stage stage, long epochNanos) {
-    fireStage(trace, hs, stage, epochNanos, true);
-  }
-
-  /** {@code ended} innermost first, as {@link StageStack#popTo} returns them. */
-  static void stagesEnded(RecordFillingTrace trace, TraceListener.@Nullable Handle[] hs, Stage[] ended, long epochNanos) {
-    for (Stage st : ended) {
-      fireStage(trace, hs, st, epochNanos, false);
-    }
-  }
-
-  private static void fireStage(
-      RecordFillingTrace trace, TraceListener.@Nullable Handle[] hs, Stage stage, long epochNanos, boolean start) {
+  /**
+   * Each handle's {@code onStageStart} for the stage just opened at stack index {@code index}, with the
+   * state it returned for the stage below as parent; what it returns is kept on the trace's stack.
+   */
+  static void stageStarted(
+      StagedTrace trace, TraceListener.@Nullable Handle[] hs, Stage stage, int index, long epochNanos) {
     for (int i = 0; i < hs.length; i++) {
       TraceListener.Handle h = hs[i];
       if (h != null) {
+        Object state = null;
         try {
-          if (start) {
-            h.onStageStart(stage, epochNanos);
-          } else {
-            h.onStageEnd(stage, epochNanos);
-          }
+          state = h.onStageStart(stage, trace.stageState(index - 1, i), epochNanos);
         } catch (RuntimeException | LinkageError e) {
-          failed(trace, hs, i, start ? "onStageStart" : "onStageEnd", e);
+          failed(trace, hs, i, "onStageStart", e);
+        }
+        if (state != null && !trace.keepStageState(index, stage, i, state)) {
+          // ended meanwhile by another thread (concurrent misuse): its end went out without this state
+          stageEnded(trace, hs, i, stage, state, trace.epochNanos(trace.services.nanoClock.getAsLong()));
         }
       }
     }
   }
 
-  static void event(RecordFillingTrace trace, TraceListener.@Nullable Handle[] hs, InferenceRecord.Event added) {
+  /**
+   * The handles' {@code onStageEnd} for the stages {@link StagedTrace} ended, innermost first: {@code
+   * ended} holds, per stage, the stage and then each handle's state for it ({@code 1 + hs.length} slots).
+   */
+  static void stagesEnded(
+      StagedTrace trace, TraceListener.@Nullable Handle[] hs, @Nullable Object[] ended, long epochNanos) {
+    int stride = 1 + hs.length;
+    for (int k = 0; k + stride <= ended.length; k += stride) {
+      Stage stage = (Stage) ended[k];
+      for (int i = 0; i < hs.length; i++) {
+        stageEnded(trace, hs, i, stage, ended[k + 1 + i], epochNanos);
+      }
+    }
+  }
+
+  private static void stageEnded(
+      RecordFillingTrace trace,
+      TraceListener.@Nullable Handle[] hs,
+      int i,
+      Stage stage,
+      @Nullable Object state,
+      long epochNanos) {
+    TraceListener.Handle h = hs[i];
+    if (h != null) {
+      try {
+        h.onStageEnd(stage, state, epochNanos);
+      } catch (RuntimeException | LinkageError e) {
+        failed(trace, hs, i, "onStageEnd", e);
+      }
+    }
+  }
+
+  /** Each handle's {@code onEvent}, with its state for the innermost open stage. */
+  static void event(StagedTrace trace, TraceListener.@Nullable Handle[] hs, InferenceRecord.Event added) {
     for (int i = 0; i < hs.length; i++) {
       TraceListener.Handle h = hs[i];
       if (h != null) {
         try {
-          h.onEvent(added);
+          h.onEvent(added, trace.innermostStageState(i));
         } catch (RuntimeException | LinkageError e) {
           failed(trace, hs, i, "onEvent", e);
         }
