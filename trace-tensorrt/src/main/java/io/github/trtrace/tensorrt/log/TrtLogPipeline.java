@@ -128,13 +128,13 @@ public final class TrtLogPipeline {
     long suppressed;
   }
 
-  private final class ScopeImpl implements Capture {
+  private final class CaptureImpl implements Capture {
     private final String name;
     private final Consumer<TrtLogEvent> capture;
     private final Thread owner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    ScopeImpl(String name, Consumer<TrtLogEvent> capture, Thread owner) {
+    CaptureImpl(String name, Consumer<TrtLogEvent> capture, Thread owner) {
       this.name = name;
       this.capture = capture;
       this.owner = owner;
@@ -163,7 +163,7 @@ public final class TrtLogPipeline {
   private final LongSupplier nanoTime;
   private final Output output;
   private final RateLimitedLogger failureLog;
-  private final CopyOnWriteArrayList<ScopeImpl> scopes = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<CaptureImpl> scopes = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Consumer<TrtLogEvent>> listeners = new CopyOnWriteArrayList<>();
   private final ConcurrentHashMap<Key, Window> windows = new ConcurrentHashMap<>();
   private final AtomicLongArray bySeverity = new AtomicLongArray(TrtSeverity.values().length);
@@ -213,7 +213,7 @@ public final class TrtLogPipeline {
     TrtSeverity severity = TrtSeverity.fromCode(severityCode);
     bySeverity.incrementAndGet(severity.ordinal());
     Object[] open = scopes.toArray();
-    ScopeImpl scope = scopeFor(Thread.currentThread(), open);
+    CaptureImpl scope = scopeFor(Thread.currentThread(), open);
     boolean printable = severity.isAtLeast(runtimeLevel)
         && (!listeners.isEmpty() || output.isEnabled(level(severity)));
     if (scope == null) {
@@ -268,10 +268,10 @@ public final class TrtLogPipeline {
   }
 
   /** The innermost scope {@code thread} opened, or null: never another thread's scope. */
-  private static @Nullable ScopeImpl scopeFor(Thread thread, Object[] open) {
+  private static @Nullable CaptureImpl scopeFor(Thread thread, Object[] open) {
     for (int i = open.length - 1; i >= 0; i--) {
-      if (((ScopeImpl) open[i]).owner == thread) {
-        return (ScopeImpl) open[i];
+      if (((CaptureImpl) open[i]).owner == thread) {
+        return (CaptureImpl) open[i];
       }
     }
     return null;
@@ -372,7 +372,7 @@ public final class TrtLogPipeline {
   public Capture openCapture(String scopeName, Consumer<TrtLogEvent> capture) {
     Objects.requireNonNull(scopeName, "scopeName");
     Objects.requireNonNull(capture, "capture");
-    ScopeImpl scope = new ScopeImpl(scopeName, capture, Thread.currentThread());
+    CaptureImpl scope = new CaptureImpl(scopeName, capture, Thread.currentThread());
     scopes.add(scope);
     return scope;
   }
