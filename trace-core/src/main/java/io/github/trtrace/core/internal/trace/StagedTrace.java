@@ -223,23 +223,26 @@ abstract class StagedTrace extends RecordFillingTrace {
    */
   private Object[] popTo(int at, long now) {
     pauseTop(now);
+    Object[] ended = handles == null ? NO_STAGES : popStates(at);
+    depth = at;
+    return ended;
+  }
+
+  /** {@link #popTo}'s list for the listeners: the stages above {@code at} and their states, which leave the stack. */
+  private Object[] popStates(int at) {
     TraceListener.Handle[] hs = handles;
     Object[] states = stageStates;
-    Object[] ended = NO_STAGES;
-    if (hs != null) {
-      int n = hs.length;
-      ended = new Object[(depth - at) * (1 + n)];
-      for (int d = depth - 1, k = 0; d >= at; d--) {
-        ended[k++] = STAGES[open[d]];
-        for (int i = 0; i < n; i++, k++) {
-          if (states != null) {
-            ended[k] = states[d * n + i];
-            states[d * n + i] = null;
-          }
+    int n = hs == null ? 0 : hs.length;
+    Object[] ended = new Object[(depth - at) * (1 + n)];
+    for (int d = depth - 1, k = 0; d >= at; d--) {
+      ended[k++] = STAGES[open[d]];
+      for (int i = 0; i < n; i++, k++) {
+        if (states != null) {
+          ended[k] = states[d * n + i];
+          states[d * n + i] = null;
         }
       }
     }
-    depth = at;
     return ended;
   }
 
