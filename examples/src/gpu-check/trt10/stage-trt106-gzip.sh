@@ -3,7 +3,7 @@
 # (.gpu/trt106/c00 ... cNN, stash.sh, env.sh; used exactly as that README says), staged in about 3 minutes on a
 # busy 2-core machine where xz -6 of the 1.43 GB builder resource took over half an hour (measured 2026-12-02:
 # libnvinfer.so.10 233 MB -> 95 MB with gzip -4 in 20 s). gzip is on every GPU host image; the parts are larger
-# (about 12 carries instead of 11), which costs seconds of device time, not minutes.
+# (48 MB parts, so a carry stays under the 64 MiB limit with the work tree beside it: about 25 carries instead of 11), which costs seconds of device time, not minutes.
 # Usage: examples/src/gpu-check/trt10/stage-trt106-gzip.sh [project-root]
 set -euo pipefail
 ROOT=$(cd "${1:-.}" && pwd)
@@ -41,8 +41,8 @@ if [ ! -f "$CACHE/jre25.tgz" ]; then
 fi
 rm -rf "$OUTD" && mkdir -p "$OUTD/c00/stubs"
 cp "$CACHE/jre25.tgz" "$CACHE/libcudart.so.12" "$OUTD/c00/" && cp "$CACHE/stubs/"* "$OUTD/c00/stubs/"
-split -b 62000000 -d -a 2 "$CACHE/nv.gz" "$OUTD/nv.gz.part"
-split -b 62000000 -d -a 2 "$CACHE/br.gz" "$OUTD/br.gz.part"
+split -b 48000000 -d -a 2 "$CACHE/nv.gz" "$OUTD/nv.gz.part"
+split -b 48000000 -d -a 2 "$CACHE/br.gz" "$OUTD/br.gz.part"
 i=1
 for p in "$OUTD"/nv.gz.part* "$OUTD"/br.gz.part*; do d=$(printf '%s/c%02d' "$OUTD" $i); mkdir -p "$d"; mv "$p" "$d/"; i=$((i+1)); done
 echo "$(ls "$OUTD"/c*/br.gz.part* | wc -l)" > "$OUTD/c00/br.parts"

@@ -201,11 +201,14 @@ final class BatchedChecks implements AutoCloseable {
   }
 
   /**
-   * A served load by continuous batching on one context: requests arrive on a schedule (short prompts, and
-   * every 40th a 128-token prompt), at most 32 run; each launch carries every running request's decode row
-   * and up to 4 arriving prompts (whole), padded to the launch's longest row and split by rows (a padded
-   * launch computes every row over S positions). Then, from the files alone: every launch's member shares add
-   * up to its CUDA-event time; every record's {@code gpu_ms} is the sum of its shares in the launch log.
+   * A served load by continuous batching on one context, with the third field case in it: short requests
+   * (prompts of 8-31 tokens, 24-39 new tokens) arrive every 5 ms; between 250 and 450 ms a 128-token prompt also
+   * arrives every 5 ms, so the requests decoding then share their steps with long prefills. At most 32 run;
+   * each launch carries every running request's decode row and up to 4 arriving prompts (whole), padded to the
+   * launch's longest row and split by rows (a padded launch computes every row over S positions). Then, from
+   * the files alone: every launch's member shares add up to its CUDA-event time; every record's {@code gpu_ms}
+   * is the sum of its shares in the launch log. {@code trtrace explain} on the two files names the culprits
+   * (run it on the artifacts).
    */
   String servedLoad() throws Exception {
     needEngine();
@@ -213,7 +216,12 @@ final class BatchedChecks implements AutoCloseable {
     Path launches = artifacts.resolve("batched-launches.jsonl");
     Files.deleteIfExists(records);
     Files.deleteIfExists(launches);
-    int total = 400;
+    int shortCount = 240;
+    long gapNanos = 5_000_000L;
+    long longFrom = 250_000_000L;
+    long longTo = 450_000_000L;
+    int longCount = (int) ((longTo - longFrom) / gapNanos);
+    int total = shortCount + longCount;
     int maxRunning = 32;
     int admitPerLaunch = 4;
     SplittableRandom rnd = new SplittableRandom(11);
@@ -228,21 +236,37 @@ final class BatchedChecks implements AutoCloseable {
       wallStart = start;
       Deque<Req> waiting = new ArrayDeque<>();
       List<Req> running = new ArrayList<>();
+      // the arrival schedule: short requests every 5 ms; long prompts every 5 ms (offset 2.5 ms) in the window
       long[] due = new long[total];
-      for (int i = 0; i < total; i++) {
-        due[i] = start + i * 1_500_000L; // one request every 1.5 ms
+      boolean[] isLong = new boolean[total];
+      {
+        int i = 0;
+        int k = 0;
+        for (int sIdx = 0; sIdx < shortCount; sIdx++) {
+          long at = sIdx * gapNanos;
+          while (k < longCount && longFrom + k * gapNanos + gapNanos / 2 < at) {
+            due[i] = start + longFrom + k * gapNanos + gapNanos / 2;
+            isLong[i++] = true;
+            k++;
+          }
+          due[i++] = start + at;
+        }
+        while (k < longCount) {
+          due[i] = start + longFrom + k * gapNanos + gapNanos / 2;
+          isLong[i++] = true;
+          k++;
+        }
       }
       int arrived = 0;
       int finished = 0;
       while (finished < total) {
         long now = System.nanoTime();
         while (arrived < total && due[arrived] <= now) {
-          boolean longPrompt = arrived % 40 == 20;
-          int len = longPrompt ? 128 : 8 + rnd.nextInt(24);
-          InferenceTrace t = tracer.start(MODEL, String.format(Locale.ROOT, "req-b%03d", arrived));
+          int len = isLong[arrived] ? 128 : 8 + rnd.nextInt(24);
+          InferenceTrace t = tracer.start(MODEL, String.format(Locale.ROOT, isLong[arrived] ? "req-long%03d" : "req-b%03d", arrived));
           t.inputTokens(len);
           t.waitingForSlot();
-          waiting.add(new Req(t, len, 16 + rnd.nextInt(24), now));
+          waiting.add(new Req(t, len, isLong[arrived] ? 4 : 24 + rnd.nextInt(16), now));
           arrived++;
         }
         List<Req> admitted = new ArrayList<>();
@@ -588,6 +612,12 @@ final class BatchedChecks implements AutoCloseable {
         CudaStream rawStream = CudaStream.createNonBlocking();
         GpuTimer rawTimer = GpuTimer.create(rawStream)) {
       IExecutionContext raw = engine.createExecutionContext();
+      // what TracedEngine's slots use: a context over activation memory it allocated (shared by the slot's
+      // plain and profiled contexts)
+      IExecutionContext rawUser = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      io.github.trtrace.tensorrt.cuda.DeviceMemory activations =
+          io.github.trtrace.tensorrt.cuda.DeviceMemory.allocate(engine.getDeviceMemorySizeV2());
+      rawUser.setDeviceMemoryV2(activations.pointer(), activations.bytes());
       SplittableRandom rnd = new SplittableRandom(5);
       for (int b : new int[] {1, 8}) {
         rows.stageDecode(b, 128, rnd);
@@ -600,6 +630,18 @@ final class BatchedChecks implements AutoCloseable {
           rows.bind(raw);
           rawTimer.start();
           raw.enqueueV3(rawStream.handle());
+          rawTimer.stop();
+          rawStream.synchronize();
+          rawTimer.elapsedMsCompleted();
+        }));
+        modes.put("raw, user-managed memory", new Mode(() -> {
+          rows.bind(rawUser);
+          run(rawUser, rawStream);
+        }));
+        modes.put("raw, user-managed + CUDA events", new Mode(() -> {
+          rows.bind(rawUser);
+          rawTimer.start();
+          rawUser.enqueueV3(rawStream.handle());
           rawTimer.stop();
           rawStream.synchronize();
           rawTimer.elapsedMsCompleted();
@@ -642,6 +684,8 @@ final class BatchedChecks implements AutoCloseable {
         }
       }
       TensorRtObjects.destroy(raw);
+      TensorRtObjects.destroy(rawUser);
+      activations.close();
     }
     Files.writeString(artifacts.resolve("batched-overhead.txt"), out.toString());
     out.toString().lines().forEach(l -> System.out.println("   " + l));
