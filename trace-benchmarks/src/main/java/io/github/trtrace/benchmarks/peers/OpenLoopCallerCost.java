@@ -26,17 +26,15 @@ import java.util.concurrent.locks.LockSupport;
  * that runs late delays nothing of the schedule and is charged from its due time as well (no
  * coordinated omission). Two figures per request: the caller's time around the traced call only
  * ({@code call}), and the time from its due time to the call's return ({@code due}). The record is
- * {@link RequestShape}'s, as in the JMH peers; trtrace is used as the README shows it, {@code
- * tracer.call(model, header, t -> ...)} with every default. At the end each SDK is closed and every
+ * {@link RequestShape}'s, as in the JMH peers; trtrace is used in the README's callback form, {@code
+ * tracer.run(model, header, t -> ...)} (the body-without-result twin of {@code call}), with every default. At the end each SDK is closed and every
  * line on disk is counted against the requests offered.
  *
- * <p>Why not JMH's {@code Level.Invocation} pacing: there the producer thread spins between requests
- * and never yields its core, so with as many producers as cores every other thread of the JVM (the
- * SDK's consumer) runs only by preempting a producer. An SDK that wakes its consumer on the caller's
- * path (Log4j2's and Logback's queues signal it) is then charged with the preemption inside the
- * measured call, and an SDK whose consumer wakes on a timer is charged with nothing, its work landing
- * in the pacing spin outside the measurement. {@code spinMargin} makes the two regimes comparable:
- * {@code -Dopenloop.spinMicros=1000000} reproduces JMH's always-spinning producers.
+ * <p>Beside JMH's {@code Level.Invocation} pacing ({@link Pacer}): there a producer spins between requests
+ * and never leaves its core, its schedule restarts when it falls far behind, and a sample is the call
+ * alone. Here producers park between requests as a service's request threads do, and a late call is
+ * also charged from its due time. {@code -Dopenloop.spinMicros=1000000} makes the producers spin
+ * between requests as JMH's do (a diagnosis variant; BENCHMARKS.md §1b has what it showed).
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.github.trtrace.benchmarks.peers.OpenLoopCallerCost
  * [rounds] [rate:threads ...]} runs the comparison (default 2 rounds of {@code 5000:1 20000:2}); the
