@@ -30,7 +30,7 @@ import java.util.concurrent.locks.LockSupport;
  * tracer.run(model, header, t -> ...)} (the body-without-result twin of {@code call}), with every default. At the end each SDK is closed and every
  * line on disk is counted against the requests offered.
  *
- * <p>Beside JMH's {@code Level.Invocation} pacing ({@link Pacer}): there a producer spins between requests
+ * <p>Beside JMH's {@code Level.Invocation} pacing ({@code Pacer}): there a producer spins between requests
  * and never leaves its core, its schedule restarts when it falls far behind, and a sample is the call
  * alone. Here producers park between requests as a service's request threads do, and a late call is
  * also charged from its due time. {@code -Dopenloop.spinMicros=1000000} makes the producers spin
