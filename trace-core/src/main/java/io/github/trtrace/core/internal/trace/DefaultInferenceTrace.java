@@ -30,15 +30,19 @@ import org.jspecify.annotations.Nullable;
  * trace and stage ({@link StageHandle}), made on first use; the start time is kept as epoch nanos.
  * With {@link InferenceTracer.Builder#garbageFree(boolean)} the trace object itself is reused by
  * {@code call}/{@code run} once ended ({@link #init}); a trace from {@code start} is new
- * each time, its entry still pooled.
+ * each time, its entry still pooled. A reused trace is reached only through its current
+ * {@link TraceHandle}: the methods taking a {@code gen} argument check the holder's generation
+ * ({@link #isCurrent}) under the monitor, with the same check as the ended one.
  */
 final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.core.internal.batch.BatchMember {
   private static final Stage[] STAGES = Stage.values();
-  private static final StageTimer NOOP_TIMER = () -> {};
+  static final StageTimer NOOP_TIMER = () -> {};
+  /** The generation argument of a caller that holds this trace itself (not a {@link TraceHandle}): no check. */
+  static final int ANY = Integer.MIN_VALUE;
   private static final Stage[] NO_STAGES = new Stage[0];
 
   /** What this trace uses of its tracer (clock, pool, settings, hand-off, misuse counter). */
-  private final TraceServices services;
+  final TraceServices services;
   private String requestId;
   private String modelName;
   private long startNanos;
@@ -74,6 +78,11 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
   private boolean linked;
   /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
   boolean pooled;
+  /**
+   * Bumped by every {@link #init}: a {@link TraceHandle} (what a garbage-free body holds) carries the
+   * generation it was given, and a call whose generation is not this one is ignored and counted.
+   */
+  private int generation;
   /** The GPU poller's history position at the start; null without a poller. Set once, before publication. */
   io.github.trtrace.core.internal.gpu.GpuMetricsPoller.@Nullable Mark gpuMark;
 
@@ -94,6 +103,9 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
   /** (Re)starts this trace for a new request: every field as a new trace has it, a fresh entry. */
   synchronized void init(
       String requestId, String modelName, Map<String, String> attributes, long startEpochNanos, long startNanos) {
+    if (++generation == ANY) {
+      generation++; // wrapped round: ANY is no holder's generation
+    }
     this.requestId = requestId;
     this.modelName = modelName;
     this.startEpochNanos = startEpochNanos;
@@ -145,6 +157,11 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
   long startEpochNanos() {
     return startEpochNanos;
+  }
+
+  /** The monotonic start of the current request. */
+  synchronized long startNanos() {
+    return startNanos;
   }
 
   /** The wall-clock time of monotonic reading {@code nanos}: the start's wall clock plus the offset. */
@@ -201,8 +218,29 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     }
   }
 
+  /** The current generation; read by the tracer right after {@link #init}, on the same thread. */
+  synchronized int generation() {
+    return generation;
+  }
+
   @Override
   public TraceScope makeCurrent() {
+    return makeCurrent(ANY);
+  }
+
+  /** {@link #makeCurrent()} for a holder of generation {@code gen}: nothing is made current when it is stale. */
+  TraceScope makeCurrent(int gen) {
+    String requestId;
+    String modelName;
+    TraceListener.Handle[] hs;
+    synchronized (this) {
+      if (!isCurrent(gen, "makeCurrent")) {
+        return TraceScope.NOOP;
+      }
+      requestId = this.requestId;
+      modelName = this.modelName;
+      hs = handles;
+    }
     RequestContext current = RequestContext.current();
     RequestContext.Scope context = null;
     if (!requestId.equals(current.requestId()) || !modelName.equals(current.modelName())) {
@@ -212,7 +250,6 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
               : RequestContext.with(requestId).model(modelName).build();
       context = mine.open();
     }
-    TraceListener.Handle[] hs = handles;
     if (hs == null) {
       return context == null ? TraceScope.NOOP : new CurrentScope(context, null);
     }
@@ -280,16 +317,24 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
     @Override
     public void close() {
-      endStage(stage.ordinal());
+      endStage(stage.ordinal(), ANY);
     }
   }
 
   @Override
   public StageTimer stage(Stage stage) {
+    return stage(stage, ANY);
+  }
+
+  /**
+   * {@link #stage(Stage)} for a holder of generation {@code gen}: {@link #NOOP_TIMER} when ignored,
+   * else this trace's own timer of the stage (a {@link TraceHandle} returns its own instead).
+   */
+  StageTimer stage(Stage stage, int gen) {
     StageHandle opened;
     long now;
     synchronized (this) {
-      if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
+      if (!isCurrent(gen, "stage") || isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
       }
       now = services.nanoClock.getAsLong();
@@ -341,10 +386,14 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
     topSince = now;
   }
 
-  private void endStage(int ordinal) {
+  /** Ends the innermost open occurrence of stage {@code ordinal}, for a holder of generation {@code gen}. */
+  void endStage(int ordinal, int gen) {
     Stage[] ended;
     long now;
     synchronized (this) {
+      if (!isCurrent(gen, "stage(...).close")) {
+        return;
+      }
       if (this.ended) {
         return; // its stages ended with the trace
       }
@@ -599,13 +648,20 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
   @Override
   public InferenceTrace event(String kind, String severity, String message) {
+    event(kind, severity, message, ANY);
+    return this;
+  }
+
+  /** {@link #event} for a holder of generation {@code gen}. */
+  void event(String kind, String severity, String message, int gen) {
     InferenceRecord.Event added;
     synchronized (this) {
-      if (isEndedMisuse("event")
+      if (!isCurrent(gen, "event")
+          || isEndedMisuse("event")
           || isNullMisuse("event", kind)
           || isNullMisuse("event", severity)
           || isNullMisuse("event", message)) {
-        return this;
+        return;
       }
       double offset = (services.nanoClock.getAsLong() - startNanos) / 1e6;
       added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
@@ -624,7 +680,6 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
         }
       }
     }
-    return this;
   }
 
   @Override
@@ -679,13 +734,21 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
   @Override
   public void close() {
+    close(ANY);
+  }
+
+  /** {@link #close()} for a holder of generation {@code gen}: a stale one never ends the current request. */
+  void close(int gen) {
     RecordEntry record;
     double latencyMs;
     CharSequence in;
     Stage[] stillOpen;
     long now;
-    endBatch();
+    endBatch(gen);
     synchronized (this) {
+      if (!isCurrent(gen, "close")) {
+        return;
+      }
       if (ended) {
         misuse("trace " + requestId + " ended twice");
         return;
@@ -791,41 +854,69 @@ final class DefaultInferenceTrace implements InferenceTrace, io.github.trtrace.c
 
   @Override
   public InferenceTrace waitingForSlot() {
+    waitingForSlot(ANY);
+    return this;
+  }
+
+  /** {@link #waitingForSlot()} for a holder of generation {@code gen}. */
+  void waitingForSlot(int gen) {
     synchronized (this) {
-      if (isEndedMisuse("waitingForSlot")) {
-        return this;
+      if (!isCurrent(gen, "waitingForSlot") || isEndedMisuse("waitingForSlot")) {
+        return;
       }
     }
     if (!batchState().markSlotWait(services.nanoClock.getAsLong())) {
       misuse("waitingForSlot() on trace " + requestId + " while it is in an open launch");
     }
-    return this;
   }
 
   @Override
   public InferenceTrace preempted(String reason) {
-    synchronized (this) {
-      if (isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
-        return this;
-      }
-    }
-    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
-      event("preempted", "INFO", reason);
-    } else {
-      misuse("preempted() on trace " + requestId + " while it is in an open launch");
-    }
+    preempted(reason, ANY);
     return this;
   }
 
+  /** {@link #preempted(String)} for a holder of generation {@code gen}. */
+  void preempted(String reason, int gen) {
+    synchronized (this) {
+      if (!isCurrent(gen, "preempted") || isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
+        return;
+      }
+    }
+    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
+      event("preempted", "INFO", reason, gen);
+    } else {
+      misuse("preempted() on trace " + requestId + " while it is in an open launch");
+    }
+  }
+
   /** Before the end: takes the batching state for good and copies it into the record (outside the monitor). */
-  private void endBatch() {
+  private void endBatch(int gen) {
     io.github.trtrace.core.internal.batch.MemberState batch = batchState;
     RecordEntry e = entry;
-    if (batch != null && e != null && !isEnded()) {
+    if (batch != null && e != null && isLive(gen)) {
       // waits (bounded) for a launch of this request still open on another thread, which needs
       // this trace's monitor to report a failure: so not under the monitor
       batch.end(services.nanoClock.getAsLong(), e.batch);
     }
+  }
+
+  /**
+   * Whether a holder of generation {@code gen} still holds this trace's current request; if not, the
+   * call is counted as misuse (the handle's request ended and this trace serves another one). Holds
+   * the monitor.
+   */
+  boolean isCurrent(int gen, String call) {
+    if (gen == ANY || gen == generation) {
+      return true;
+    }
+    misuse(call + "() on a garbage-free trace after its request ended (the trace now serves another request)");
+    return false;
+  }
+
+  /** Whether generation {@code gen} is current and not ended. */
+  synchronized boolean isLive(int gen) {
+    return !ended && (gen == ANY || gen == generation);
   }
 
   private boolean isEndedMisuse(String call) {
