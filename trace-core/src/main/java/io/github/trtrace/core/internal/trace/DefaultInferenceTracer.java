@@ -380,6 +380,11 @@ final class DefaultInferenceTracer implements InferenceTracer {
     TraceServices.listenerFailed(misuse, listener, callback, requestId, e);
   }
 
+  /** Traces started and not yet ended (the shutdown hook's drain waits for them). */
+  long inFlight() {
+    return started.sum() - handoff.ended.sum();
+  }
+
   @Override
   public TracerStats stats() {
     return new TracerCounts(
