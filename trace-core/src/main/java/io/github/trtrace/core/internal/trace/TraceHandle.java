@@ -71,7 +71,9 @@ final class TraceHandle implements InferenceTrace, BatchMember {
     TraceHandle take(DefaultInferenceTrace trace) {
       TraceHandle h = made.get() >= CAPACITY ? free.poll() : null;
       if (h == null) {
-        made.incrementAndGet();
+        if (made.get() < CAPACITY) {
+          made.incrementAndGet(); // beyond the capacity (more in flight at once) not counted: left to the GC
+        }
         return new TraceHandle(trace);
       }
       h.bind(trace);
