@@ -115,7 +115,7 @@ final class TraceHandle implements InferenceTrace, BatchMember {
     int ordinal = stage.ordinal();
     StageTimer mine = timers[ordinal];
     if (mine == null) {
-      mine = timers[ordinal] = new HandleStage(this, ordinal);
+      mine = timers[ordinal] = new HandleStage(this, stage);
     }
     return mine;
   }
@@ -123,16 +123,16 @@ final class TraceHandle implements InferenceTrace, BatchMember {
   /** A stage timer of a handle: ends its stage for the handle's generation at the time of the close. */
   private static final class HandleStage implements StageTimer {
     private final TraceHandle handle;
-    private final int ordinal;
+    private final Stage stage;
 
-    HandleStage(TraceHandle handle, int ordinal) {
+    HandleStage(TraceHandle handle, Stage stage) {
       this.handle = handle;
-      this.ordinal = ordinal;
+      this.stage = stage;
     }
 
     @Override
     public void close() {
-      handle.trace.endStage(ordinal, handle.generation);
+      handle.trace.endStage(stage, handle.generation);
     }
   }
 
