@@ -24,6 +24,7 @@ import org.bytedeco.tensorrt.nvinfer.IShuffleLayer;
 import org.bytedeco.tensorrt.nvinfer.ITensor;
 import org.bytedeco.tensorrt.nvinfer.Permutation;
 import org.bytedeco.tensorrt.nvinfer.Weights;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A small decoder-only transformer defined with the {@code INetworkDefinition} API, with deterministic
@@ -89,13 +90,29 @@ public final class TransformerNetwork {
   private final List<String> layerNames = new ArrayList<>();
 
   private final Predicate<String> fp32Layers;
+  /** The batch extents of a batched network, or null: the batch is fixed at 1. */
+  private final @Nullable Batch batch;
 
-  private TransformerNetwork(INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers) {
+  /**
+   * The extents of a batched network's optimisation profile: up to {@code maxRows} rows (requests) a launch,
+   * up to {@code maxStep} new positions a row, up to {@code maxPast} cached positions a row.
+   */
+  public record Batch(int maxRows, int maxStep, int maxPast) {
+    public Batch {
+      if (maxRows < 1 || maxStep < 1 || maxPast < 1) {
+        throw new IllegalArgumentException("batch extents must be positive: " + maxRows + ", " + maxStep + ", " + maxPast);
+      }
+    }
+  }
+
+  private TransformerNetwork(INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers,
+      @Nullable Batch batch) {
     this.net = net;
     this.c = c;
     this.rnd = new SplittableRandom(seed);
     this.fusion = fusion;
     this.fp32Layers = fp32Layers;
+    this.batch = batch;
   }
 
   /**
@@ -105,7 +122,19 @@ public final class TransformerNetwork {
    */
   public static TransformerNetwork define(
       INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers) {
-    TransformerNetwork t = new TransformerNetwork(net, c, seed, fusion, fp32Layers);
+    TransformerNetwork t = new TransformerNetwork(net, c, seed, fusion, fp32Layers, null);
+    t.define();
+    return t;
+  }
+
+  /**
+   * The same network with a batch dimension: every input and output gains a leading dimension of 1 to
+   * {@code batch.maxRows()} rows, one per request, each with its own positions, additive mask ({@code [B, 1, S,
+   * P + S]}) and cache rows ({@code past_*} {@code [B, H, P, Dh]}). Rows of different lengths are padded to the
+   * launch's S and P and the padding masked. The same seed gives the same weights as {@link #define}.
+   */
+  public static TransformerNetwork defineBatched(INetworkDefinition net, Config c, long seed, Batch batch) {
+    TransformerNetwork t = new TransformerNetwork(net, c, seed, Fusion.ALLOWED, n -> false, batch);
     t.define();
     return t;
   }
@@ -118,6 +147,13 @@ public final class TransformerNetwork {
   /** Adds the optimisation profile (S 1..maxSeq, P 0..maxSeq-1) to {@code config}. */
   public void addProfile(IBuilder builder, IBuilderConfig config) {
     IOptimizationProfile p = builder.createOptimizationProfile();
+    if (batch != null) {
+      addBatchedProfile(p, batch);
+      if (config.addOptimizationProfile(p) < 0) {
+        throw new IllegalStateException("the optimisation profile was refused");
+      }
+      return;
+    }
     int max = c.maxSeq();
     for (String in : List.of("input_ids", "position_ids")) {
       set(p, in, dims(1, 1), dims(1, 64), dims(1, max));
@@ -131,6 +167,23 @@ public final class TransformerNetwork {
     }
     if (config.addOptimizationProfile(p) < 0) {
       throw new IllegalStateException("the optimisation profile was refused");
+    }
+  }
+
+  /** B 1..maxRows (opt 8), S 1..maxStep (opt 1: decode), P 0..maxPast (opt maxPast / 2). */
+  private void addBatchedProfile(IOptimizationProfile p, Batch b) {
+    long optRows = Math.min(8, b.maxRows());
+    long optPast = b.maxPast() / 2;
+    for (String in : List.of("input_ids", "position_ids")) {
+      set(p, in, dims(1, 1), dims(optRows, 1), dims(b.maxRows(), b.maxStep()));
+    }
+    set(p, "attn_mask", dims(1, 1, 1, 1), dims(optRows, 1, 1, optPast + 1),
+        dims(b.maxRows(), 1, b.maxStep(), (long) b.maxPast() + b.maxStep()));
+    for (int i = 0; i < c.blocks(); i++) {
+      for (String kind : List.of("past_key_", "past_value_")) {
+        set(p, kind + i, dims(1, c.heads(), 0, c.headDim()), dims(optRows, c.heads(), optPast, c.headDim()),
+            dims(b.maxRows(), c.heads(), b.maxPast(), c.headDim()));
+      }
     }
   }
 
@@ -155,9 +208,10 @@ public final class TransformerNetwork {
 
   private void define() {
     int d = c.hidden();
-    ITensor ids = net.addInput("input_ids", DataType.kINT32, dims(1, -1));
-    ITensor pos = net.addInput("position_ids", DataType.kINT32, dims(1, -1));
-    ITensor mask = net.addInput("attn_mask", DataType.kFLOAT, dims(1, 1, -1, -1));
+    long rows = batch == null ? 1 : -1;
+    ITensor ids = net.addInput("input_ids", DataType.kINT32, dims(rows, -1));
+    ITensor pos = net.addInput("position_ids", DataType.kINT32, dims(rows, -1));
+    ITensor mask = net.addInput("attn_mask", DataType.kFLOAT, dims(rows, 1, -1, -1));
     ITensor tok = name(net.addGather(constant("embed.tokens", random(c.vocab() * (long) d, 0.5f), c.vocab(), d), ids, 0),
         "embed.token_gather").getOutput(0);
     ITensor posEmb = name(net.addGather(constant("embed.positions", random(c.maxSeq() * (long) d, 0.1f), c.maxSeq(), d), pos, 0),
@@ -188,8 +242,9 @@ public final class TransformerNetwork {
     ITensor q = pick(b + "attn_q", heads, 0);
     ITensor k = pick(b + "attn_k", heads, 1);
     ITensor v = pick(b + "attn_v", heads, 2);
-    ITensor pastK = net.addInput("past_key_" + i, DataType.kFLOAT, dims(1, h, -1, dh));
-    ITensor pastV = net.addInput("past_value_" + i, DataType.kFLOAT, dims(1, h, -1, dh));
+    long rows = batch == null ? 1 : -1;
+    ITensor pastK = net.addInput("past_key_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
+    ITensor pastV = net.addInput("past_value_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
     ITensor presentK = concat(b + "kv_append_key", pastK, k);
     ITensor presentV = concat(b + "kv_append_value", pastV, v);
     presentK.setName("present_key_" + i);

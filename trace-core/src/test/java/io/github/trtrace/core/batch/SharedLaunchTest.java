@@ -52,6 +52,28 @@ class SharedLaunchTest {
   }
 
   @Test
+  void membersCarryTheirLaunchesEngineFingerprintUnlessTheyNamedTheirOwn() {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b").engineFingerprint("sha256:own");
+      InferenceTrace c = f.tracer.start("m", "req-c");
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).decode(b).gpuMs(2);
+      }
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        l.decode(c).gpuMs(2);
+      }
+      a.close();
+      b.close();
+      c.close();
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r.get("req-a").engineFingerprint()).isEqualTo("sha256:e1");
+      assertThat(r.get("req-b").engineFingerprint()).isEqualTo("sha256:own");
+      assertThat(r.get("req-c").engineFingerprint()).isNull();
+    }
+  }
+
+  @Test
   void theMethodsRowsAndEqualSplitAsNamed() {
     try (BatchFixture f = new BatchFixture()) {
       InferenceTrace a = f.tracer.start("m", "req-a");

@@ -2,6 +2,7 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import io.github.trtrace.tensorrt.cuda.DeviceMemory;
@@ -37,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * (once, when it opens), all its launches run on profiled contexts and its per-layer times, summed
  * over the launches and capped per record, join the build report; the engine fingerprint goes on
  * every record. Unprofiled launches run on contexts without a profiler and pay nothing for it.
+ *
+ * <p>A service that batches runs each step as one {@linkplain #launch(SharedLaunch, Binder) shared launch}
+ * for all its requests' rows: the same execution path, timed once, its GPU time split among the members by
+ * the core's {@link SharedLaunch}; a {@link Request} is that path with one member.
  *
  * <pre>{@code
  * try (TracedEngine engine = TracedEngine.builder(cudaEngine).contexts(4).logPipeline(pipeline)
@@ -99,6 +104,7 @@ public final class TracedEngine implements AutoCloseable {
   private final @Nullable TrtLogPipeline pipeline;
   private final Consumer<TrtLogEvent> listener;
   private final Duration closeTimeout;
+  private final @Nullable String fingerprint;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private TracedEngine(Builder b) {
@@ -120,6 +126,7 @@ public final class TracedEngine implements AutoCloseable {
     }
     String fingerprint = b.fingerprint != null ? b.fingerprint
         : b.buildReport == null ? null : b.buildReport.engineFingerprint();
+    this.fingerprint = fingerprint;
     this.execution = new TracedExecution<>(seams, b.profiling, fingerprint, b.borrowTimeout, b.maxLayers, b.buildReport);
     this.closeTimeout = b.borrowTimeout;
     this.pipeline = b.pipeline;
@@ -171,6 +178,36 @@ public final class TracedEngine implements AutoCloseable {
     try (Request r = request(trace)) {
       return r.launch(binder);
     }
+  }
+
+  /**
+   * Runs one launch shared by several requests — a step of continuous batching, or a dynamic batch — and
+   * waits for it to finish: the bindings carry one row (or chunk) per member declared on {@code launch}
+   * ({@link SharedLaunch#prefill}, {@link SharedLaunch#decode}, {@link SharedLaunch#rows}). The CUDA
+   * events time the launch once ({@link SharedLaunch#gpuMs}; the core splits it among the members);
+   * TensorRT's errors on the slot's context and its messages on this thread go to the launch and so to
+   * every member's record ({@code error_type}, {@code failed_launch_id}); a launch the {@link
+   * ProfilingPolicy} picks runs on the profiled context and its layer table goes to its launch-log line.
+   * Open the launch with this engine's {@link #fingerprint()}; this method does not close it.
+   *
+   * <pre>{@code
+   * try (SharedLaunch step = tracer.launch(engine.fingerprint())) {    // the scheduler thread
+   *   for (Req r : decoding) step.decode(r.trace());
+   *   engine.launch(step, (ctx, stream) -> bindRows(ctx, decoding));   // B rows, one enqueueV3
+   * }
+   * }</pre>
+   *
+   * @return false when TensorRT refused the launch or reported an error (the launch records which)
+   * @throws ContextPoolTimeoutException when no context was free within the borrow timeout
+   * @throws Exception what {@code binder} threw (also recorded on the launch)
+   */
+  public boolean launch(SharedLaunch launch, Binder binder) throws Exception {
+    return execution.launch(launch, slot -> binder.bind(slot.bound, slot.stream));
+  }
+
+  /** The engine fingerprint written on records and launches, or null when none was given. */
+  public @Nullable String fingerprint() {
+    return fingerprint;
   }
 
   /** Pool counters: borrows, waits, timeouts, contexts in use. */

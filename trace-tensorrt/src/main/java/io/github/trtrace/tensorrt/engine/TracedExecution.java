@@ -1,6 +1,7 @@
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.model.log.RecordedError;
@@ -26,9 +27,15 @@ import org.jspecify.annotations.Nullable;
  * stage (nested: inside {@code DECODE} it adds to {@code infer_ms}), adds the CUDA-event device time,
  * and turns errors TensorRT recorded on the slot into that request's {@code error_type} and events.
  *
- * <p>TensorRT reports log messages on the thread that made the call, so a launch registers its trace
- * for its own thread: messages reach the trace whose launch is running on the reporting thread, by
- * identity, whatever request IDs clients chose (two requests may carry the same one).
+ * <p>A {@linkplain #launch(SharedLaunch, Binder) shared launch} carries several requests' rows (a step of
+ * continuous batching): the same execution path, whose outcome goes to the {@link SharedLaunch} — its
+ * measured GPU time (split among the members by the core), TensorRT's errors and messages (to the launch
+ * and every member), its layer table when profiled (to the launch log) — instead of one trace. A request's
+ * own {@link Request#launch} is that path with one member that takes the whole outcome.
+ *
+ * <p>TensorRT reports log messages on the thread that made the call, so a launch registers its target
+ * for its own thread: messages reach the trace (or shared launch) whose launch is running on the
+ * reporting thread, by identity, whatever request IDs clients chose (two requests may carry the same one).
  */
 final class TracedExecution<C> implements AutoCloseable {
 
@@ -47,8 +54,8 @@ final class TracedExecution<C> implements AutoCloseable {
   private final Duration borrowTimeout;
   private final int maxLayers;
   private final @Nullable BuildReport buildReport;
-  /** The trace whose launch runs on each thread now: TensorRT's messages on that thread are its. */
-  private final Map<Thread, InferenceTrace> running = new ConcurrentHashMap<>();
+  /** The target whose launch runs on each thread now: TensorRT's messages on that thread are its. */
+  private final Map<Thread, Target> running = new ConcurrentHashMap<>();
 
   TracedExecution(
       List<? extends ExecutionSlot<C>> slots,
@@ -82,7 +89,7 @@ final class TracedExecution<C> implements AutoCloseable {
    */
   Consumer<TrtLogEvent> eventListener() {
     return e -> {
-      InferenceTrace t = running.get(Thread.currentThread());
+      Target t = running.get(Thread.currentThread());
       if (t != null) {
         t.event(e.kind().eventKind(), e.severity().recordSeverity(), e.message());
       }
@@ -102,7 +109,7 @@ final class TracedExecution<C> implements AutoCloseable {
   }
 
   /** One request's launches. Not thread-safe: one launch at a time (as a generation loop runs). */
-  final class Request implements AutoCloseable {
+  final class Request implements AutoCloseable, Target {
     private final InferenceTrace trace;
     private final boolean profiled;
     private final LayerTable layers = LayerTable.create();
@@ -146,45 +153,53 @@ final class TracedExecution<C> implements AutoCloseable {
         throw new IllegalStateException("launch on a closed request");
       }
       launches++;
-      try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, trace.requestId(), lastSlot)) {
-        lastSlot = lease.slotId();
-        ExecutionSlot<C> slot = lease.context();
-        Thread me = Thread.currentThread();
-        running.put(me, trace);
-        boolean ok = false;
-        boolean threw = false;
-        try {
-          InferenceTrace.StageTimer infer = trace.stage(Stage.INFER);
-          try {
-            binder.bind(slot.context(profiled));
-            ok = slot.launch(profiled);
-            slot.synchronize();
-          } finally {
-            infer.close();
-          }
-          double gpu = slot.gpuMs();
-          if (ok && !Double.isNaN(gpu)) {
-            gpuMs += gpu;
-            trace.addGpuMs(gpu);
-          }
-          if (profiled && ok) {
-            slot.drainLayers(layers::add);
-          }
-        } catch (Exception e) {
-          threw = true;
-          trace.error(e);
-          throw e;
-        } finally {
-          // Both run however the launch ended: the slot's errors are this request's, and the thread
-          // is no longer this trace's once the lease goes back.
-          try {
-            ok = recordErrors(slot, trace, ok, threw);
-          } finally {
-            running.remove(me, trace);
-          }
-        }
-        return ok;
-      }
+      return execute(this, binder, profiled);
+    }
+
+    @Override
+    public String requestId() {
+      return trace.requestId();
+    }
+
+    @Override
+    public int preferredSlot() {
+      return lastSlot;
+    }
+
+    @Override
+    public void borrowed(int slot) {
+      lastSlot = slot;
+    }
+
+    @Override
+    public InferenceTrace.@Nullable StageTimer hostStage() {
+      return trace.stage(Stage.INFER);
+    }
+
+    @Override
+    public void event(String kind, String severity, String message) {
+      trace.event(kind, severity, message);
+    }
+
+    @Override
+    public void gpuMs(double ms) {
+      gpuMs += ms;
+      trace.addGpuMs(ms);
+    }
+
+    @Override
+    public void error(String errorType) {
+      trace.error(errorType);
+    }
+
+    @Override
+    public void error(Exception e) {
+      trace.error(e);
+    }
+
+    @Override
+    public void layers(ExecutionSlot<?> slot) {
+      slot.drainLayers(layers::add);
     }
 
     /**
@@ -219,19 +234,152 @@ final class TracedExecution<C> implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs one launch shared by the members declared on {@code launch} (their rows bound by {@code binder}):
+   * the profiling policy decides for this launch; the CUDA-event time goes to {@link SharedLaunch#gpuMs},
+   * TensorRT's errors and messages to the launch and through it to every member, the layer table of a
+   * profiled launch to the launch's log line. Does not close {@code launch}.
+   *
+   * @return false when TensorRT refused the launch or reported an error (the launch says which)
+   */
+  boolean launch(SharedLaunch launch, Binder<C> binder) throws Exception {
+    Objects.requireNonNull(launch, "launch");
+    boolean profiledLaunch = profiling.shouldProfile();
+    long start = System.nanoTime();
+    Shared target = new Shared(launch, profiledLaunch ? LayerTable.create() : null);
+    try {
+      return execute(target, binder, profiledLaunch);
+    } finally {
+      try {
+        if (target.layers != null && target.layers.size() > 0) {
+          launch.layers(target.layers.top(maxLayers));
+        }
+      } finally {
+        profiling.onCompleted((System.nanoTime() - start) / 1e6, profiledLaunch);
+      }
+    }
+  }
+
+  /**
+   * The one execution path: borrows a slot (the target's preferred one when free), registers the target
+   * for the thread's TensorRT messages, binds, launches between the CUDA events, waits, hands the device
+   * time, the layer times (profiled) and the recorded errors to the target, and returns the slot.
+   */
+  private boolean execute(Target target, Binder<C> binder, boolean profiled) throws Exception {
+    try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, target.requestId(), target.preferredSlot())) {
+      target.borrowed(lease.slotId());
+      ExecutionSlot<C> slot = lease.context();
+      Thread me = Thread.currentThread();
+      running.put(me, target);
+      boolean ok = false;
+      boolean threw = false;
+      try {
+        InferenceTrace.StageTimer host = target.hostStage();
+        try {
+          binder.bind(slot.context(profiled));
+          ok = slot.launch(profiled);
+          slot.synchronize();
+        } finally {
+          if (host != null) {
+            host.close();
+          }
+        }
+        double gpu = slot.gpuMs();
+        if (ok && !Double.isNaN(gpu)) {
+          target.gpuMs(gpu);
+        }
+        if (profiled && ok) {
+          target.layers(slot);
+        }
+      } catch (Exception e) {
+        threw = true;
+        target.error(e);
+        throw e;
+      } finally {
+        // Both run however the launch ended: the slot's errors are this target's, and the thread is no
+        // longer this target's once the lease goes back.
+        try {
+          ok = recordErrors(slot, target, ok, threw);
+        } finally {
+          running.remove(me, target);
+        }
+      }
+      return ok;
+    }
+  }
+
+  /** Where one launch's outcome goes: a request's own trace, or a shared launch (and its members). */
+  private interface Target {
+    /** For the pool's timeout message; null for a shared launch. */
+    @Nullable String requestId();
+
+    /** The slot to prefer (the last one used), or -1. */
+    int preferredSlot();
+
+    void borrowed(int slot);
+
+    /** The host-time stage around bind, launch and wait, or null (a shared launch times itself). */
+    InferenceTrace.@Nullable StageTimer hostStage();
+
+    void event(String kind, String severity, String message);
+
+    void gpuMs(double ms);
+
+    void error(String errorType);
+
+    void error(Exception e);
+
+    /** Takes the per-layer times of the profiled launch just run on {@code slot}. */
+    void layers(ExecutionSlot<?> slot);
+  }
+
+  /** A shared launch as a target: everything goes to the launch, which passes it to its members. */
+  private static final class Shared implements Target {
+    private final SharedLaunch launch;
+    private final @Nullable LayerTable layers;
+
+    Shared(SharedLaunch launch, @Nullable LayerTable layers) {
+      this.launch = launch;
+      this.layers = layers;
+    }
+
+    @Override public @Nullable String requestId() { return null; }
+
+    @Override public int preferredSlot() { return -1; }
+
+    @Override public void borrowed(int slot) {}
+
+    @Override public InferenceTrace.@Nullable StageTimer hostStage() { return null; }
+
+    @Override public void event(String kind, String severity, String message) { launch.event(kind, severity, message); }
+
+    @Override public void gpuMs(double ms) { launch.gpuMs(ms); }
+
+    @Override public void error(String errorType) { launch.error(errorType); }
+
+    @Override public void error(Exception e) { launch.error(e); }
+
+    @Override
+    public void layers(ExecutionSlot<?> slot) {
+      if (layers != null) {
+        slot.drainLayers(layers::add);
+      }
+    }
+  }
+
   /** Turns the errors TensorRT recorded on the slot into events and the error type; false if any. */
-  private static boolean recordErrors(ExecutionSlot<?> slot, InferenceTrace trace, boolean ok, boolean threw) {
+  private static boolean recordErrors(ExecutionSlot<?> slot, Target target, boolean ok, boolean threw) {
     List<RecordedError> errors = slot.drainErrors();
     for (RecordedError err : errors) {
       TrtLogKind kind = TrtLogClassifier.classify(TrtSeverity.ERROR, err.description());
-      trace.event(kind.eventKind(), TrtSeverity.ERROR.recordSeverity(), err.description());
+      target.event(kind.eventKind(), TrtSeverity.ERROR.recordSeverity(), err.description());
     }
     if (!errors.isEmpty()) {
-      trace.error("tensorrt." + errors.get(errors.size() - 1).codeName());
+      target.error("tensorrt." + errors.get(errors.size() - 1).codeName());
       return false;
     }
     if (!ok && !threw) {
-      trace.error("tensorrt.enqueue_failed");
+      target.error("tensorrt.enqueue_failed");
     }
     return ok;
   }

@@ -92,14 +92,26 @@ public final class GpuCheck {
     check("runtime: deserialize junk with recorder", this::deserializeJunk);
     check("logger bridge: TensorRtLogger -> TrtLogPipeline on real messages", this::loggerBridge);
     check("TracedBuilder: failing build -> BuildReport with diagnosis", this::tracedBuild);
-    transformerChecks();
+    // -Dtrtrace.checks=batched: the environment checks and the batched ones only (a shorter GPU run)
+    boolean batchedOnly = "batched".equals(System.getProperty("trtrace.checks"));
+    if (!batchedOnly) {
+      transformerChecks();
+    }
+    batchedChecks();
+    if (batchedOnly) {
+      printTable();
+      return;
+    }
     check("CUDA events: memset 1 GiB", () -> memset());
     check("CUDA events: D2D copy 1 GiB", () -> copy());
     check("NVML reading", this::nvml);
     check("bench: CUDA event pair (record+record+sync+elapsed)", this::benchEvents);
     check("bench: NVML poll", this::benchNvml);
     check("bench: profiler shim drain (200 layers x 100)", this::benchDrain);
+    printTable();
+  }
 
+  private void printTable() {
     System.out.println();
     System.out.println("== TensorRT log records (severity|thread|message) ==");
     logLines.forEach(System.out::println);
@@ -108,6 +120,35 @@ public final class GpuCheck {
     System.out.println(String.format(Locale.ROOT, "%-60s %-5s %s", "check", "result", "detail"));
     for (Row r : rows) {
       System.out.println(String.format(Locale.ROOT, "%-60s %-5s %s", r.check(), r.outcome(), r.detail()));
+    }
+  }
+
+  /** The batched checks (one launch, many requests): SKIP where no engine can be built. */
+  private void batchedChecks() {
+    String[] names = {
+      "batched: build B x S transformer (B 1..64) through TracedBuilder",
+      "batched: 8 rows in one launch == 8 single launches",
+      "batched: served load, launch log and records conserve GPU time",
+      "batched: decode and prefill tokens/s by batch size",
+      "batched: failed launch marks exactly its members (4 contexts)",
+      "batched: per-launch cost, raw vs traced (noop, full)",
+    };
+    if (!builderDiagnosis.isEmpty() || logger == null) {
+      for (String n : names) {
+        skip(n, builderDiagnosis);
+      }
+      return;
+    }
+    java.nio.file.Path artifacts = java.nio.file.Path.of(System.getProperty("trtrace.artifacts", "/tmp/trtrace-artifacts"));
+    try (BatchedChecks b = new BatchedChecks(logger, artifacts)) {
+      check(names[0], b::build);
+      check(names[1], b::rowsMatchSingles);
+      check(names[2], b::servedLoad);
+      check(names[3], b::throughput);
+      check(names[4], b::failingLaunch);
+      check(names[5], b::overhead);
+    } catch (java.io.IOException e) {
+      check(names[0], () -> { throw e; });
     }
   }
 

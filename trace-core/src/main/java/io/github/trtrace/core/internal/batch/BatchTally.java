@@ -33,6 +33,8 @@ public class BatchTally {
   double preemptedMs;
   int failedLaunches;
   long failedLaunchId;
+  /** The engine fingerprint of the last launch that had one, or null. */
+  @Nullable String engineFingerprint;
 
   static final Object MIXED = "mixed";
 
@@ -62,6 +64,7 @@ public class BatchTally {
     preemptedMs = 0;
     failedLaunches = 0;
     failedLaunchId = -1;
+    engineFingerprint = null;
   }
 
   /** Whether anything batching-related happened (a launch, a slot wait, a preemption). */
@@ -98,10 +101,20 @@ public class BatchTally {
     preemptedMs = o.preemptedMs;
     failedLaunches = o.failedLaunches;
     failedLaunchId = o.failedLaunchId;
+    engineFingerprint = o.engineFingerprint;
+  }
+
+  /** The engine fingerprint of the request's last launch that named one, or null. */
+  public @Nullable String engineFingerprint() {
+    return engineFingerprint;
   }
 
   /** Adds one launch this request rode in. */
-  final void addLaunch(long id, int batchSize, double share, SharedLaunch.@Nullable ShareMethod by) {
+  final void addLaunch(long id, int batchSize, double share, SharedLaunch.@Nullable ShareMethod by,
+      @Nullable String fingerprint) {
+    if (fingerprint != null) {
+      engineFingerprint = fingerprint;
+    }
     if (launches == 0) {
       firstLaunchId = id;
     }

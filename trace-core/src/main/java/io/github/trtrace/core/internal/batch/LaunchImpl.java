@@ -324,7 +324,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     String failed = errorType;
     for (int i = 0; i < n; i++) {
       MemberState st = states[i];
-      st.addLaunch(id, n, timed ? share[i] : 0, by);
+      st.addLaunch(id, n, timed ? share[i] : 0, by, fingerprint);
       if (prefillTokens - prefill[i] > 0) {
         st.neighbourPrefillLaunches++;
         st.neighbourPrefillMs += hostMs;

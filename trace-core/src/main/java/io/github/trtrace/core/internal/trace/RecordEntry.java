@@ -237,7 +237,8 @@ final class RecordEntry implements PendingRecord {
         .gpuMemUtilMean(gpuMemUtilMean)
         .gpuMemUtilMax(gpuMemUtilMax)
         .gpuMemUsedMb(gpuMemUsedMb)
-        .engineFingerprint(engineFingerprint)
+        // A member of shared launches without a fingerprint of its own carries its launches' engine's.
+        .engineFingerprint(engineFingerprint != null ? engineFingerprint : batch.engineFingerprint())
         .sampledReason(sampledReason)
         .inputFlags(inputFlags)
         .inputDigest(inputDigest)
