@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * which another process on the machine does not inflate as it does wall time; see {@link BatchEngine}) against
  * its input length, and the third field case — requests whose decode steps also ran another request's prefill,
  * and who those neighbours were. Both are judged in the engine's CPU time, never in wall time: a victim's
- * decode steps cost the engine far more CPU than the median request's (its "CPU-time TPOT": the mean CPU
- * time of the steps that each produced one of its tokens, what its TPOT would be if the engine had its core
- * alone), and its steps beside a prefill far more than its steps without one. On a busy machine the wall
+ * "CPU-time TPOT" (the mean CPU time of the steps that each produced one of its tokens, what its TPOT would
+ * be if the engine had its core alone) is a multiple of what its own decode-only steps cost, because its
+ * steps beside a prefill cost far more. Its own decode-only steps are the baseline, not the other requests':
+ * when most steps carry a prefill (one busy engine), the median request is itself slowed. On a busy machine the wall
  * time of a step also holds the time the engine thread waited for a core, which comes and goes with the other
  * processes; the CPU time does not. The wall-clock TPOT is printed beside it. Everything here is read from
  * the record file and the launch log; nothing comes from the load plan.
@@ -39,9 +40,12 @@ final class BatchFindings {
   static final int BUCKET = 64;
   /** Requests per knee point at least (as {@code stats}: adjacent buckets merged). */
   static final int MIN_COUNT = 3;
-  /** A victim's CPU-time TPOT (mean CPU ms of its decode steps) is at least this many times the median. */
+  /**
+   * A victim's CPU-time TPOT (mean CPU ms of its decode steps) is at least this many times what its decode
+   * steps without another request's prefill cost ({@link #baselineCpuMs}).
+   */
   static final double VICTIM_TPOT = 2;
-  /** And its decode steps beside a prefill cost at least this many times the CPU time of its steps without one. */
+  /** And its decode steps beside a prefill cost at least this many times that too. */
   static final double VICTIM_STEP = 2;
   /** Decode steps a request needs at least to be judged (its TPOT is a mean over them). */
   static final int MIN_DECODE_STEPS = 4;
@@ -81,6 +85,7 @@ final class BatchFindings {
   private final LogAnalysis.@Nullable KneeFit knee;
   private final double medianTpot;
   private final double medianCpuTpot;
+  private final double medianAloneStep;
   private final double stepRatio;
   private final int stepRatioRequests;
   private final List<Victim> victims;
@@ -96,11 +101,13 @@ final class BatchFindings {
     double[] ratios = requests.stream().mapToDouble(Req::stepCpuRatio).filter(x -> !Double.isNaN(x)).toArray();
     this.stepRatio = median(ratios);
     this.stepRatioRequests = ratios.length;
+    this.medianAloneStep = median(requests.stream().filter(r -> r.stepCpuMsAlone() > 0)
+        .mapToDouble(Req::stepCpuMsAlone).toArray());
     List<Victim> v = new ArrayList<>();
     for (Req r : requests) {
-      if (r.decodeSteps() >= MIN_DECODE_STEPS && r.cpuTpotMs() >= VICTIM_TPOT * medianCpuTpot
-          && !r.slowedBy().isEmpty() && r.decodeStepsWithPrefill() > 0
-          && (r.stepCpuMsAlone() <= 0 || r.stepCpuMsWithPrefill() >= VICTIM_STEP * r.stepCpuMsAlone())) {
+      double base = baselineCpuMs(r);
+      if (r.decodeSteps() >= MIN_DECODE_STEPS && !r.slowedBy().isEmpty() && r.decodeStepsWithPrefill() > 0
+          && base > 0 && r.cpuTpotMs() >= VICTIM_TPOT * base && r.stepCpuMsWithPrefill() >= VICTIM_STEP * base) {
         Map.Entry<String, Long> top = r.slowedBy().get(0);
         v.add(new Victim(r, top.getKey(), top.getValue()));
       }
@@ -258,6 +265,19 @@ final class BatchFindings {
     return medianTpot;
   }
 
+  /**
+   * What {@code r}'s decode steps cost without another request's prefill: its own such steps' mean CPU ms, or,
+   * when it had none, the median of the other requests' ({@link #medianAloneStepMs()}).
+   */
+  double baselineCpuMs(Req r) {
+    return r.stepCpuMsAlone() > 0 ? r.stepCpuMsAlone() : medianAloneStep;
+  }
+
+  /** The median over requests of their decode-only steps' mean CPU ms; NaN when none had such steps. */
+  double medianAloneStepMs() {
+    return medianAloneStep;
+  }
+
   /** Median CPU-time TPOT ({@link Req#cpuTpotMs()}) of the requests with at least {@value #MIN_DECODE_STEPS} decode steps. */
   double medianCpuTpotMs() {
     return medianCpuTpot;
@@ -276,9 +296,9 @@ final class BatchFindings {
   }
 
   /**
-   * Requests whose CPU-time TPOT is at least {@value #VICTIM_TPOT} times the median, whose decode steps beside
-   * another request's prefill cost at least {@value #VICTIM_STEP} times their others, and who have neighbours
-   * in {@code slowed_by}; the costliest first.
+   * Requests with neighbours in {@code slowed_by} whose CPU-time TPOT is at least {@value #VICTIM_TPOT} times,
+   * and whose decode steps beside another request's prefill cost at least {@value #VICTIM_STEP} times, what
+   * their decode-only steps cost ({@link #baselineCpuMs}); the costliest first.
    */
   List<Victim> victims() {
     return victims;

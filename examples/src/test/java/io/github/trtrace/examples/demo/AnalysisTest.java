@@ -105,11 +105,11 @@ class AnalysisTest {
     assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
     assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
         f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
-        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had decode steps that cost the"
-            + " engine 2x the median request's CPU time (1.0 ms a step)",
+        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 2x or more what their"
+            + " decode-only steps cost, because other requests' prefill shared their steps",
         "a decode step that also ran another request's prefill cost a median 30.0x the CPU time of one without",
         "victim api-b-5: 9 of its 31 decode steps ran beside a prefill, 30.0 ms CPU each against 1.0 ms; TPOT 9.4 ms"
-            + " CPU (9.4x the median), 30.0 ms by the clock",
+            + " CPU (9.4x), 30.0 ms by the clock",
         "slowed most by api-doc (2,048 of its prompt tokens in those steps)",
         "culprits: api-doc (2,048-token prompt) slowed 3 of them", "./trtrace find api-doc ",
         "4. No request was rejected.", "5. Hostile X-Request-IDs");

@@ -105,4 +105,26 @@ class BatchFindingsTest {
 
     assertThat(BatchFindings.read(log).victims()).isEmpty();
   }
+  /** One busy engine: most decode steps carry a prefill, so the median request is slowed too (failed before: none). */
+  @Test
+  void whenMostRequestsAreSlowedEachIsJudgedAgainstItsOwnDecodeOnlySteps() throws IOException {
+    List<String> launches = new ArrayList<>();
+    List<String> records = new ArrayList<>();
+    long id = 1;
+    for (int c = 0; c < 10; c++) {
+      for (int s = 0; s < 20; s++) { // 15 of 20 steps beside doc's prefill: 15 ms CPU; the others 1 ms
+        launches.add(s < 15 ? launch(id++, 15.0, 15.0, "doc", "busy-" + c) : launch(id++, 1.0, 1.0, null, "busy-" + c));
+      }
+      records.add(record("busy-" + c, 100, 11.5, "doc"));
+    }
+    Path log = dir.resolve("inference.log");
+    Files.write(log, records, StandardCharsets.UTF_8);
+    Files.write(DemoService.launchLog(log), launches, StandardCharsets.UTF_8);
+
+    BatchFindings f = BatchFindings.read(log);
+
+    assertThat(f.medianCpuTpotMs()).isEqualTo(11.5); // every request alike: 2x the median names none
+    assertThat(f.victims()).hasSize(10).allMatch(v -> v.culprit().equals("doc"));
+    assertThat(f.baselineCpuMs(f.victims().get(0).req())).isEqualTo(1.0);
+  }
 }
