@@ -20,10 +20,12 @@ import java.util.Collection;
  * dispatcher worker's (issue 16 §3 moved the record's building to the worker). Same body and OTel set-up as
  * {@link OtelListenerBenchmark}; N requests per round, four rounds, then the queue is flushed outside the
  * measured window (N below the queue's capacity: nothing is dropped). The time per request is printed too,
- * but only the bytes are steady on a loaded machine.
+ * but only the bytes are steady on a loaded machine. A second argument {@code plain} runs the same requests
+ * without trace-otel (no listener): the caller's cost with and without it, from one program.
  *
  * <pre>{@code
  * java -cp trace-benchmarks/target/benchmarks.jar io.github.trtrace.benchmarks.OtelCallerAllocation 20000
+ * java -cp trace-benchmarks/target/benchmarks.jar io.github.trtrace.benchmarks.OtelCallerAllocation 20000 plain
  * }</pre>
  */
 public final class OtelCallerAllocation {
@@ -37,9 +39,10 @@ public final class OtelCallerAllocation {
     };
     OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(
         SdkTracerProvider.builder().addSpanProcessor(BatchSpanProcessor.builder(discard).build()).build()).build();
-    InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("discard", b -> {}))
-        .queueFullPolicy(InferenceTracer.QueueFullPolicy.DROP).queueCapacity(65_536)
-        .listener(TrtraceOpenTelemetry.create(sdk)).build();
+    boolean plain = a.length > 1 && a[1].equals("plain");
+    InferenceTracer.Builder builder = InferenceTracer.builder().sink(RecordSink.named("discard", b -> {}))
+        .queueFullPolicy(InferenceTracer.QueueFullPolicy.DROP).queueCapacity(65_536);
+    InferenceTracer tracer = plain ? builder.build() : builder.listener(TrtraceOpenTelemetry.create(sdk)).build();
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId(); // threadId() is JDK 19+; the benchmarks run on 17 too
     int n = Integer.parseInt(a[0]);

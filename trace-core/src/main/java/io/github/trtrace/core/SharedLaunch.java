@@ -1,3 +1,4 @@
+// Over 400 lines: the launch API and its nested data types (Summary with its builder, Ended, Neighbour, Stats), nested so that trace-core keeps 21 public top-level types; the implementation is internal.batch.LaunchImpl.
 package io.github.trtrace.core;
 
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,7 @@
 package io.github.trtrace.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * SPI: receives each trace's lifecycle as it happens (OpenTelemetry spans and metrics are one
  * listener). Register listeners with {@link InferenceTracer.Builder#listener(TraceListener)}; several
@@ -45,7 +47,7 @@ public interface TraceListener {
    * }
    * }</pre>
    */
-  default void onLaunch(SharedLaunch.Ended launch, java.util.List<@org.jspecify.annotations.Nullable Handle> members) {}
+  default void onLaunch(SharedLaunch.Ended launch, java.util.List<@Nullable Handle> members) {}
 
   /**
    * Per-trace callbacks; every method has a no-op default. Called with the trace's monitor NOT held.
@@ -61,14 +63,39 @@ public interface TraceListener {
       return TraceScope.NOOP;
     }
 
-    /** A stage was opened (possibly inside another one, which pauses until this one ends). */
-    default void onStageStart(Stage stage, long epochNanos) {}
+    /**
+     * A stage was opened, possibly inside another one (which pauses until this one ends). Returns what
+     * this handle keeps for the stage, e.g. its span, or null: the trace holds it on its own stage stack
+     * while the stage is open and hands it back as {@code parent} to the stages opened inside it, to
+     * {@link #onStageEnd} and to {@link #onEvent}, so a handle needs no stack of its own.
+     *
+     * <pre>{@code
+     * public Object onStageStart(Stage stage, Object parent, long epochNanos) {
+     *   return tracer.spanBuilder(stage.name()).setParent(parent == null ? requestContext
+     *       : Context.root().with((Span) parent)).setStartTimestamp(epochNanos, NANOSECONDS).startSpan();
+     * }
+     * }</pre>
+     *
+     * @param parent what this handle returned for the stage this one opened inside; null at the top level
+     */
+    default @Nullable Object onStageStart(Stage stage, @Nullable Object parent, long epochNanos) {
+      return null;
+    }
 
-    /** The stage opened last ended. */
-    default void onStageEnd(Stage stage, long epochNanos) {}
+    /**
+     * The stage opened last ended. When a stage ends with stages still open inside it, and when the
+     * trace ends with stages open, those end first, innermost first, each with its own call.
+     *
+     * @param state what {@link #onStageStart} returned for this stage
+     */
+    default void onStageEnd(Stage stage, @Nullable Object state, long epochNanos) {}
 
-    /** An event was added to the trace (e.g. a TensorRT warning attributed to the request). */
-    default void onEvent(InferenceRecord.Event event) {}
+    /**
+     * An event was added to the trace (e.g. a TensorRT warning attributed to the request).
+     *
+     * @param stage what {@link #onStageStart} returned for the innermost open stage; null outside stages
+     */
+    default void onEvent(InferenceRecord.Event event, @Nullable Object stage) {}
 
     /**
      * Once, with the complete record, after the sampling decision: {@code record.sampledReason()} is

@@ -85,31 +85,100 @@ class StageNestingTest {
   }
 
   @Test
-  void listenersSeeNestedStagesOpenAndCloseAsAStack() {
+  void listenersSeeNestedStagesOpenAndCloseAsAStackWithTheirOwnStateHandedBack() {
     List<String> seen = new ArrayList<>();
     TraceListener listener = (trace, start) -> new TraceListener.Handle() {
       @Override
-      public void onStageStart(Stage stage, long epochNanos) {
-        seen.add("+" + stage + "@" + (epochNanos - start) / 1_000_000);
+      public Object onStageStart(Stage stage, Object parent, long epochNanos) {
+        seen.add("+" + stage + "@" + (epochNanos - start) / 1_000_000 + " in " + parent);
+        return "state of " + stage;
       }
 
       @Override
-      public void onStageEnd(Stage stage, long epochNanos) {
-        seen.add("-" + stage + "@" + (epochNanos - start) / 1_000_000);
+      public void onStageEnd(Stage stage, Object state, long epochNanos) {
+        seen.add("-" + stage + "@" + (epochNanos - start) / 1_000_000 + " with " + state);
+      }
+
+      @Override
+      public void onEvent(InferenceRecord.Event event, Object stage) {
+        seen.add(event.kind() + " in " + stage);
       }
     };
     try (InferenceTracer tracer =
         new TracerFactory().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
-      tracer.run("m", t -> t.runStage(Stage.DECODE, () -> {
-        advanceMs(1);
-        launch(t, 2);
-        advanceMs(1);
-        t.stage(Stage.POSTPROCESS); // left open: ended with the trace, innermost first
-        advanceMs(1);
-      }));
+      tracer.run("m", t -> {
+        t.event("before", "INFO", "outside every stage");
+        t.runStage(Stage.DECODE, () -> {
+          advanceMs(1);
+          launch(t, 2);
+          t.event("between", "INFO", "in decode");
+          advanceMs(1);
+          t.stage(Stage.POSTPROCESS); // left open: ended with the trace, innermost first
+          advanceMs(1);
+        });
+      });
     }
     assertThat(seen).containsExactly(
-        "+DECODE@0", "+INFER@1", "-INFER@3", "+POSTPROCESS@4", "-POSTPROCESS@5", "-DECODE@5");
+        "before in null",
+        "+DECODE@0 in null",
+        "+INFER@1 in state of DECODE",
+        "-INFER@3 with state of INFER",
+        "between in state of DECODE",
+        "+POSTPROCESS@4 in state of DECODE",
+        "-POSTPROCESS@5 with state of POSTPROCESS",
+        "-DECODE@5 with state of DECODE");
+  }
+
+  /**
+   * Whatever order a program closes its stage handles in (an outer one first ends the inner ones), a
+   * listener gets each state it returned back exactly once at the end, and a new stage's parent is the
+   * state of the innermost stage still open: the listener needs no stack of its own.
+   */
+  @Property(tries = 300)
+  void aListenersStagesNestAsTheTracesStackWhateverTheCloseOrder(@ForAll("programs") List<Step> program) {
+    List<Object> open = new ArrayList<>(); // the listener's view, only to check the core's
+    List<String> wrong = new ArrayList<>();
+    int[] made = {0};
+    TraceListener listener = (trace, start) -> new TraceListener.Handle() {
+      @Override
+      public Object onStageStart(Stage stage, Object parent, long epochNanos) {
+        Object expected = open.isEmpty() ? null : open.get(open.size() - 1);
+        if (parent != expected) {
+          wrong.add("parent " + parent + " instead of " + expected);
+        }
+        Object state = stage + "#" + made[0]++;
+        open.add(state);
+        return state;
+      }
+
+      @Override
+      public void onStageEnd(Stage stage, Object state, long epochNanos) {
+        if (open.isEmpty() || open.get(open.size() - 1) != state) {
+          wrong.add("end of " + state + " while " + open + " open");
+        } else {
+          open.remove(open.size() - 1);
+        }
+      }
+    };
+    try (InferenceTracer tracer =
+        new TracerFactory().sink(CapturingSink.create()).listener(listener).clocks(wall, nanos::get).build()) {
+      try (InferenceTrace t = tracer.start("m", "req-prop")) {
+        List<InferenceTrace.StageTimer> handles = new ArrayList<>();
+        for (Step s : program) {
+          switch (s.kind()) {
+            case 0 -> handles.add(t.stage(Stage.values()[s.stage()]));
+            case 1 -> {
+              if (!handles.isEmpty()) {
+                handles.get(s.handle() % handles.size()).close();
+              }
+            }
+            default -> advanceMs(s.ms());
+          }
+        }
+      }
+    }
+    assertThat(wrong).isEmpty();
+    assertThat(open).as("every stage ended, at the latest with the trace").isEmpty();
   }
 
   /** One step of a random stage program: open a stage, close a handle (maybe not the innermost), or wait. */

@@ -33,17 +33,18 @@ class TraceListenerTest {
         }
 
         @Override
-        public void onStageStart(Stage stage, long epochNanos) {
+        public Object onStageStart(Stage stage, Object parent, long epochNanos) {
           calls.add(name + ":+" + stage);
+          return null;
         }
 
         @Override
-        public void onStageEnd(Stage stage, long epochNanos) {
+        public void onStageEnd(Stage stage, Object state, long epochNanos) {
           calls.add(name + ":-" + stage);
         }
 
         @Override
-        public void onEvent(InferenceRecord.Event event) {
+        public void onEvent(InferenceRecord.Event event, Object stage) {
           calls.add(name + ":event:" + event.kind());
         }
 
@@ -107,7 +108,7 @@ class TraceListenerTest {
     CapturingSink sink = CapturingSink.create();
     TraceListener failsOnStage = (t, s) -> new TraceListener.Handle() {
       @Override
-      public void onStageStart(Stage stage, long epochNanos) {
+      public Object onStageStart(Stage stage, Object parent, long epochNanos) {
         throw new IllegalStateException("listener bug");
       }
 

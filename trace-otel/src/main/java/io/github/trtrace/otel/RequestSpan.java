@@ -18,7 +18,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -29,8 +28,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
- * One request's spans. Callbacks may come from any thread the request hops to; every method holds
- * this object's monitor (uncontended in practice: a request is worked on by one thread at a time).
+ * One request's spans. A stage's span is this handle's state for the stage, which the trace keeps on
+ * its stage stack and hands back (as the parent of the stages inside, at the stage's end, with events):
+ * the nesting is the trace's alone. Callbacks may come from any thread the request hops to; the ones
+ * that read or set {@code ended} and the captured content hold this object's monitor (uncontended in
+ * practice: a request is worked on by one thread at a time).
  */
 final class RequestSpan implements TraceListener.Handle {
   private final OtelListener listener;
@@ -40,9 +42,6 @@ final class RequestSpan implements TraceListener.Handle {
   private final Context context;
   private final long startEpochNanos;
   private final boolean recording;
-  private Span[] stageSpans = new Span[4];
-  private Stage[] stages = new Stage[4];
-  private int depth;
   private @Nullable String input;
   private @Nullable String output;
   private boolean ended;
@@ -70,56 +69,31 @@ final class RequestSpan implements TraceListener.Handle {
   }
 
   @Override
-  public synchronized void onStageStart(Stage stage, long epochNanos) {
+  public synchronized @Nullable Object onStageStart(Stage stage, @Nullable Object parent, long epochNanos) {
     if (ended || !recording) {
-      return; // a dropped request span gets no children: they would be dropped too
+      return null; // a dropped request span gets no children: they would be dropped too
     }
     try {
       // Only the span of the parent context is read: the request's own context serves the top level.
-      Context parent = depth > 0 ? Context.root().with(stageSpans[depth - 1]) : context;
-      Span span =
-          listener
-              .tracer
-              .spanBuilder(spanName(stage))
-              .setParent(parent)
-              .setSpanKind(SpanKind.INTERNAL)
-              .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
-              .startSpan();
-      if (depth == stageSpans.length) {
-        stageSpans = Arrays.copyOf(stageSpans, depth * 2);
-        stages = Arrays.copyOf(stages, depth * 2);
-      }
-      stageSpans[depth] = span;
-      stages[depth] = stage;
-      depth++;
+      return listener
+          .tracer
+          .spanBuilder(spanName(stage))
+          .setParent(parent instanceof Span p ? Context.root().with(p) : context)
+          .setSpanKind(SpanKind.INTERNAL)
+          .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
+          .startSpan();
     } catch (RuntimeException e) {
       listener.error("onStageStart", e);
+      return null;
     }
   }
 
   @Override
-  public synchronized void onStageEnd(Stage stage, long epochNanos) {
-    if (ended) {
-      return;
-    }
-    // The stage ended is the innermost open one; should callbacks ever disagree, the stages opened
-    // inside it end with it (as the trace ends them), and an unknown stage is ignored.
-    for (int i = depth - 1; i >= 0; i--) {
-      if (stages[i] == stage) {
-        endStagesDownTo(i, epochNanos);
-        return;
-      }
-    }
-  }
-
-  private void endStagesDownTo(int index, long epochNanos) {
-    while (depth > index) {
-      depth--;
-      Span s = stageSpans[depth];
-      stageSpans[depth] = null;
-      stages[depth] = null;
+  public void onStageEnd(Stage stage, @Nullable Object state, long epochNanos) {
+    // Every stage ends before the trace does (the trace ends the open ones first), so before onEnd.
+    if (state instanceof Span span) {
       try {
-        s.end(epochNanos, TimeUnit.NANOSECONDS);
+        span.end(epochNanos, TimeUnit.NANOSECONDS);
       } catch (RuntimeException e) {
         listener.error("onStageEnd", e);
       }
@@ -127,7 +101,7 @@ final class RequestSpan implements TraceListener.Handle {
   }
 
   @Override
-  public synchronized void onEvent(InferenceRecord.Event event) {
+  public synchronized void onEvent(InferenceRecord.Event event, @Nullable Object stage) {
     if (ended) {
       return;
     }
@@ -137,7 +111,7 @@ final class RequestSpan implements TraceListener.Handle {
         return;
       }
       // On the innermost open stage: an error during a launch lands on that launch's span.
-      Span target = depth > 0 ? stageSpans[depth - 1] : root;
+      Span target = stage instanceof Span span ? span : root;
       String kind = RecordConvention.text(event.kind());
       Attributes attributes =
           Attributes.of(
@@ -172,7 +146,6 @@ final class RequestSpan implements TraceListener.Handle {
         return;
       }
       ended = true;
-      endStagesDownTo(0, endEpochNanos);
     }
     try {
       listener.instruments.record(names, record);

@@ -85,8 +85,8 @@ class RobustnessTest {
       var t = fx.tracer.start("m");
       var handle = fx.otel.onStart(t, OtelFixture.at(0));
       handle.onEnd(io.github.trtrace.core.InferenceRecord.builder("req-x", "m").latencyMs(1).build(), OtelFixture.at(1));
-      handle.onStageStart(Stage.DECODE, OtelFixture.at(2));
-      handle.onEvent(new io.github.trtrace.core.InferenceRecord.Event("k", "warning", "late", 3));
+      assertThat(handle.onStageStart(Stage.DECODE, null, OtelFixture.at(2))).isNull();
+      handle.onEvent(new io.github.trtrace.core.InferenceRecord.Event("k", "warning", "late", 3), null);
       handle.onEnd(io.github.trtrace.core.InferenceRecord.builder("req-x", "m").latencyMs(1).build(), OtelFixture.at(4));
       t.close();
       // the manual handle's span once, the tracer's own trace span once; no decode span, no event

@@ -1,4 +1,4 @@
-// Over 400 lines: one job (a TensorRT line from callback to listeners: scope attribution, redaction, rate limiting, printing) whose parts share the hot path's state.
+// Over 400 lines: one job (a TensorRT line from callback to captures and listeners: attribution, classification, redaction, printing) with its public builder, capture and stats; the rate limit is IdenticalLineLimit, the SLF4J output Slf4jOutput.
 package io.github.trtrace.tensorrt.log;
 
 import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
@@ -14,7 +14,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,7 +24,6 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
@@ -120,21 +118,13 @@ public final class TrtLogPipeline {
 
   private record Rule(Pattern pattern, String replacement) {}
 
-  private record Key(TrtSeverity severity, String message) {}
-
-  private static final class Window {
-    long startNanos;
-    int count;
-    long suppressed;
-  }
-
-  private final class ScopeImpl implements Capture {
+  private final class CaptureImpl implements Capture {
     private final String name;
     private final Consumer<TrtLogEvent> capture;
     private final Thread owner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    ScopeImpl(String name, Consumer<TrtLogEvent> capture, Thread owner) {
+    CaptureImpl(String name, Consumer<TrtLogEvent> capture, Thread owner) {
       this.name = name;
       this.capture = capture;
       this.owner = owner;
@@ -153,21 +143,16 @@ public final class TrtLogPipeline {
     }
   }
 
-  private static final int MAX_RATE_KEYS = 4096;
-  private static final long SECOND_NANOS = 1_000_000_000L;
 
   private final List<Rule> rules;
   private final Supplier<@Nullable String> requestIdSource;
   private final @Nullable Consumer<TrtLogEvent> buildAudit;
-  private final int maxPerSecond;
-  private final LongSupplier nanoTime;
+  private final IdenticalLineLimit rateLimit;
   private final Output output;
   private final RateLimitedLogger failureLog;
-  private final CopyOnWriteArrayList<ScopeImpl> scopes = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<CaptureImpl> scopes = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Consumer<TrtLogEvent>> listeners = new CopyOnWriteArrayList<>();
-  private final ConcurrentHashMap<Key, Window> windows = new ConcurrentHashMap<>();
   private final AtomicLongArray bySeverity = new AtomicLongArray(TrtSeverity.values().length);
-  private final AtomicLong suppressed = new AtomicLong();
   private final AtomicLong redacted = new AtomicLong();
   private final AtomicLong listenerFailures = new AtomicLong();
   private final AtomicLong internalFailures = new AtomicLong();
@@ -179,8 +164,7 @@ public final class TrtLogPipeline {
     this.rules = List.copyOf(b.rules);
     this.requestIdSource = b.requestIdSource;
     this.buildAudit = b.buildAudit;
-    this.maxPerSecond = b.maxPerSecond;
-    this.nanoTime = b.nanoTime;
+    this.rateLimit = new IdenticalLineLimit(b.maxPerSecond, b.nanoTime);
     this.output = b.output;
     this.failureLog = RateLimitedLogger.of(LoggerFactory.getLogger(LOGGER_NAME), 10_000);
     this.listeners.addAll(b.listeners);
@@ -213,9 +197,9 @@ public final class TrtLogPipeline {
     TrtSeverity severity = TrtSeverity.fromCode(severityCode);
     bySeverity.incrementAndGet(severity.ordinal());
     Object[] open = scopes.toArray();
-    ScopeImpl scope = scopeFor(Thread.currentThread(), open);
+    CaptureImpl scope = scopeFor(Thread.currentThread(), open);
     boolean printable = severity.isAtLeast(runtimeLevel)
-        && (!listeners.isEmpty() || output.isEnabled(level(severity)));
+        && (!listeners.isEmpty() || output.isEnabled(Slf4jOutput.level(severity)));
     if (scope == null) {
       if (open.length > 0) {
         unscopedWhileScopesOpen.incrementAndGet();
@@ -248,7 +232,7 @@ public final class TrtLogPipeline {
     if (!printable) {
       return;
     }
-    long suppressedBefore = admit(severity, message);
+    long suppressedBefore = rateLimit.admit(severity, message);
     if (suppressedBefore < 0) {
       return;
     }
@@ -268,10 +252,10 @@ public final class TrtLogPipeline {
   }
 
   /** The innermost scope {@code thread} opened, or null: never another thread's scope. */
-  private static @Nullable ScopeImpl scopeFor(Thread thread, Object[] open) {
+  private static @Nullable CaptureImpl scopeFor(Thread thread, Object[] open) {
     for (int i = open.length - 1; i >= 0; i--) {
-      if (((ScopeImpl) open[i]).owner == thread) {
-        return (ScopeImpl) open[i];
+      if (((CaptureImpl) open[i]).owner == thread) {
+        return (CaptureImpl) open[i];
       }
     }
     return null;
@@ -291,33 +275,6 @@ public final class TrtLogPipeline {
     return out;
   }
 
-  /** -1 when the line is rate-limited; otherwise how many identical lines were suppressed before it. */
-  private long admit(TrtSeverity severity, String message) {
-    if (maxPerSecond == Integer.MAX_VALUE) {
-      return 0;
-    }
-    if (windows.size() > MAX_RATE_KEYS) {
-      windows.clear();
-    }
-    Window w = windows.computeIfAbsent(new Key(severity, message), k -> new Window());
-    long now = nanoTime.getAsLong();
-    synchronized (w) {
-      if (w.count == 0 || now - w.startNanos >= SECOND_NANOS) {
-        w.startNanos = now;
-        w.count = 0;
-      }
-      if (w.count >= maxPerSecond) {
-        w.suppressed++;
-        suppressed.incrementAndGet();
-        return -1;
-      }
-      w.count++;
-      long s = w.suppressed;
-      w.suppressed = 0;
-      return s;
-    }
-  }
-
   private void print(TrtLogEvent e, long suppressedBefore) {
     StringBuilder text = new StringBuilder(e.message().length() + 64);
     text.append("[TRT] ").append(e.message());
@@ -331,23 +288,9 @@ public final class TrtLogPipeline {
       text.append(" (").append(suppressedBefore).append(" identical lines suppressed)");
     }
     try {
-      output.emit(level(e.severity()), text.toString());
+      output.emit(Slf4jOutput.level(e.severity()), text.toString());
     } catch (RuntimeException ex) {
       listenerFailures.incrementAndGet();
-    }
-  }
-
-  private static Level level(TrtSeverity s) {
-    switch (s) {
-      case INTERNAL_ERROR:
-      case ERROR:
-        return Level.ERROR;
-      case WARNING:
-        return Level.WARN;
-      case INFO:
-        return Level.INFO;
-      default:
-        return Level.DEBUG;
     }
   }
 
@@ -372,7 +315,7 @@ public final class TrtLogPipeline {
   public Capture openCapture(String scopeName, Consumer<TrtLogEvent> capture) {
     Objects.requireNonNull(scopeName, "scopeName");
     Objects.requireNonNull(capture, "capture");
-    ScopeImpl scope = new ScopeImpl(scopeName, capture, Thread.currentThread());
+    CaptureImpl scope = new CaptureImpl(scopeName, capture, Thread.currentThread());
     scopes.add(scope);
     return scope;
   }
@@ -416,7 +359,7 @@ public final class TrtLogPipeline {
     for (TrtSeverity s : TrtSeverity.values()) {
       by.put(s, bySeverity.get(s.ordinal()));
     }
-    return new Stats(by, suppressed.get(), redacted.get(), listenerFailures.get(), internalFailures.get(),
+    return new Stats(by, rateLimit.suppressed(), redacted.get(), listenerFailures.get(), internalFailures.get(),
         unscopedWhileScopesOpen.get());
   }
 
@@ -500,26 +443,6 @@ public final class TrtLogPipeline {
     /** Builds the pipeline. */
     public TrtLogPipeline build() {
       return new TrtLogPipeline(this);
-    }
-  }
-
-  private static final class Slf4jOutput implements Output {
-    private final Logger logger;
-
-    Slf4jOutput(Logger logger) {
-      this.logger = logger;
-    }
-
-    @Override
-    public void emit(Level level, String text) {
-      if (logger.isEnabledForLevel(level)) {
-        logger.atLevel(level).log(text);
-      }
-    }
-
-    @Override
-    public boolean isEnabled(Level level) {
-      return logger.isEnabledForLevel(level);
     }
   }
 }
