@@ -3,6 +3,7 @@ package io.github.trtrace.benchmarks;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.sink.RecordSink;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,8 +26,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * figures written and released). The members are long-lived traces, as running requests are across
  * the steps of continuous batching; the tracer is in garbage-free mode. No launch log: its line is
  * encoded and written by its own thread ({@code LaunchAllocationTest} covers the scheduler side with
- * the log on). {@code addGpuMsAlone} is what the unbatched path does per launch today, the peer for
- * the batch of one.
+ * the log on). {@code unbatched} is the peer: the same {@code members} requests each timed as today's
+ * unbatched path times a request's launch ({@code TracedExecution}: an {@code INFER} stage around it,
+ * then {@code addGpuMs} with its measured time), one request per launch.
+ *
+ * <pre>{@code
+ * java -jar trace-benchmarks/target/benchmarks.jar SharedLaunchBenchmark -prof gc
+ * }</pre>
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -65,7 +71,17 @@ public class SharedLaunchBenchmark {
 
   @Benchmark
   public long launch() {
-    InferenceTrace[] ts = traces;
+    return launch(tracer, traces);
+  }
+
+  /** What the unbatched path records for the same requests: per request, its launch's stage and GPU time. */
+  @Benchmark
+  public InferenceTrace unbatched() {
+    return unbatched(traces);
+  }
+
+  /** One shared launch of {@code ts}: the first prefills 512 tokens, the others decode a row each. */
+  static long launch(InferenceTracer tracer, InferenceTrace[] ts) {
     try (SharedLaunch l = tracer.launch("sha256:bench")) {
       l.prefill(ts[0], 512);
       for (int i = 1; i < ts.length; i++) {
@@ -76,8 +92,13 @@ public class SharedLaunchBenchmark {
     }
   }
 
-  @Benchmark
-  public InferenceTrace addGpuMsAlone() {
-    return traces[0].addGpuMs(10.0);
+  /** The same requests, one launch each as {@code TracedExecution} records it: an INFER stage, then its GPU time. */
+  static InferenceTrace unbatched(InferenceTrace[] ts) {
+    double each = 10.0 / ts.length;
+    for (InferenceTrace t : ts) {
+      t.stage(Stage.INFER).close();
+      t.addGpuMs(each);
+    }
+    return ts[0];
   }
 }

@@ -425,6 +425,26 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
+    /**
+     * How long the shutdown hook keeps accepting and writing records while traces are in flight, before
+     * it closes the tracer; default 10 s, 0 to 1 h ({@code trtrace.shutdown.drain.ms} / {@code
+     * TRTRACE_SHUTDOWN_DRAIN_MS} in {@link #fromEnvironment()}). The JVM runs every shutdown hook at
+     * once, so on SIGTERM a server's graceful stop and the tracer's hook run side by side: within the
+     * drain, a request the server still answers leaves its record. The hook closes as soon as no trace
+     * has been in flight for 100 ms, and at the end of the drain at the latest (a warning says how many
+     * were still in flight). Set it to the server's own drain timeout; drain plus {@link #closeTimeout}
+     * should fit in the platform's grace period (Kubernetes: 30 s). An explicit {@code close()} does not
+     * wait: a host that stops its server first and then closes the tracer needs no drain.
+     *
+     * <pre>{@code
+     * InferenceTracer tracer = InferenceTracer.builder().fromEnvironment().shutdownDrain(Duration.ofSeconds(20)).build();
+     * }</pre>
+     */
+    public Builder shutdownDrain(Duration drain) {
+      factory.shutdownDrain(drain);
+      return this;
+    }
+
 
 
     /**
@@ -434,7 +454,8 @@ public interface InferenceTracer extends AutoCloseable {
      * {@code trtrace.slow.ms} / {@code TRTRACE_SLOW_MS} (fixed slow threshold),
      * {@code trtrace.queue.size} / {@code TRTRACE_QUEUE_SIZE},
      * {@code trtrace.queue.policy} / {@code TRTRACE_QUEUE_POLICY} ({@code block} or {@code drop}),
-     * {@code trtrace.input.digest} / {@code TRTRACE_INPUT_DIGEST} ({@code true}/{@code false}).
+     * {@code trtrace.input.digest} / {@code TRTRACE_INPUT_DIGEST} ({@code true}/{@code false}),
+     * {@code trtrace.shutdown.drain.ms} / {@code TRTRACE_SHUTDOWN_DRAIN_MS} ({@link #shutdownDrain}, in ms).
      * Invalid values fail here with a message naming the setting.
      */
     public Builder fromEnvironment() {

@@ -24,4 +24,18 @@ class FromPropertiesTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("TRTRACE_SAMPLE_RATE (trtrace.sample.rate)=2: must be between 0 and 1");
   }
+
+  @Test
+  void theShutdownDrainIsAWholeNumberOfMillisecondsUpToAnHour() {
+    InferenceTracer.builder().fromProperties(Map.of("trtrace.shutdown.drain.ms", "0")::get);
+    InferenceTracer.builder().fromProperties(Map.of("trtrace.shutdown.drain.ms", "3600000")::get);
+    assertThatThrownBy(() -> InferenceTracer.builder().fromProperties(Map.of("trtrace.shutdown.drain.ms", "2.5")::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("TRTRACE_SHUTDOWN_DRAIN_MS (trtrace.shutdown.drain.ms)=2.5: must be a whole number of milliseconds");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromProperties(Map.of("trtrace.shutdown.drain.ms", "-1")::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("TRTRACE_SHUTDOWN_DRAIN_MS (trtrace.shutdown.drain.ms)=-1: must be between 0 and 3600000 (1 h)");
+    assertThatThrownBy(() -> InferenceTracer.builder().shutdownDrain(java.time.Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

@@ -206,24 +206,26 @@ final class Analysis {
       return;
     }
     if (victims.isEmpty()) {
-      out.printf(Locale.ROOT, "3. No request's decode was slowed by a neighbour's prefill (none with TPOT >= %.0fx"
-          + " the median %.1f ms whose steps beside a prefill took %.0fx as long as its others)%n",
-          BatchFindings.VICTIM_TPOT, b.medianTpotMs(), BatchFindings.VICTIM_STEP);
+      out.printf(Locale.ROOT, "3. No request's decode was slowed by a neighbour's prefill (none whose TPOT in the"
+          + " engine's CPU time was %.0fx what its decode-only steps cost, its steps beside a prefill %.0fx)%n",
+          BatchFindings.VICTIM_TPOT, BatchFindings.VICTIM_STEP);
       return;
     }
-    out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s TPOT %.0fx the"
-        + " median (%.1f ms) or more while other requests' prefill shared their decode steps%n", victims.size(),
-        victims.size() == 1 ? "request had" : "requests had", BatchFindings.VICTIM_TPOT, b.medianTpotMs());
-    out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill took a median %.1fx as long as"
-        + " one without (over %,d requests that had both; the two kinds interleave, so the machine's other load"
-        + " stretches them alike)%n", b.stepRatio(), b.stepRatioRequests());
-    victims.stream().limit(3).forEach(v -> out.printf(Locale.ROOT, "   victim %s: TPOT %.1f ms (%.1fx the median),"
-        + " %,d of its %,d decode steps ran beside a prefill, %.1f ms each %s; slowed most by %s"
-        + " (%,d of its prompt tokens in those steps)%n", v.req().id(), v.req().tpotMs(),
-        v.req().tpotMs() / b.medianTpotMs(), v.req().decodeStepsWithPrefill(), v.req().decodeSteps(),
-        v.req().stepMsWithPrefill(), v.req().stepMsAlone() > 0
-            ? String.format(Locale.ROOT, "against %.1f ms", v.req().stepMsAlone()) : "(none without one)",
-        v.culprit(), v.culpritTokens()));
+    out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s a TPOT %.0fx or"
+        + " more what %s decode-only steps cost, because other requests' prefill shared %s steps%n", victims.size(),
+        victims.size() == 1 ? "request had" : "requests had", BatchFindings.VICTIM_TPOT,
+        victims.size() == 1 ? "its" : "their", victims.size() == 1 ? "its" : "their");
+    out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill cost a median %.1fx the CPU time"
+        + " of one without (over %,d requests that had both); judged in the engine's CPU time (the launch log's"
+        + " gpu_ms), which the machine's other load does not stretch; wall-clock TPOT beside it (median %.1f ms)%n",
+        b.stepRatio(), b.stepRatioRequests(), b.medianTpotMs());
+    victims.stream().limit(3).forEach(v -> out.printf(Locale.ROOT, "   victim %s: %,d of its %,d decode steps ran"
+        + " beside a prefill, %.1f ms CPU each against %.1f ms%s; TPOT %.1f ms CPU (%.1fx), %.1f ms by the clock"
+        + " (%.1fx the median); slowed most by %s (%,d of its prompt tokens in those steps)%n", v.req().id(),
+        v.req().decodeStepsWithPrefill(), v.req().decodeSteps(), v.req().stepCpuMsWithPrefill(),
+        b.baselineCpuMs(v.req()), v.req().stepCpuMsAlone() > 0 ? "" : " (the median request's: it had none without)",
+        v.req().cpuTpotMs(), v.req().cpuTpotMs() / b.baselineCpuMs(v.req()), v.req().tpotMs(),
+        v.req().tpotMs() / b.medianTpotMs(), v.culprit(), v.culpritTokens()));
     out.println("   culprits: " + String.join(", ", b.culprits().stream().limit(3)
         .map(c -> String.format(Locale.ROOT, "%s (%,d-token prompt) slowed %,d of them", c.id(), c.inputTokens(),
             c.victims())).toList()));

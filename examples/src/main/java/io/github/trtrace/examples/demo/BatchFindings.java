@@ -19,9 +19,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the records' batching fields and the tracer's launch log say, beside {@code trtrace stats}: the
  * knee of each request's compute share ({@code gpu_ms}, its weighted share of its engine steps' CPU time,
- * which another process on the machine does not inflate as it does wall time; see {@link BatchEngine}) against its input length, and the third field case —
- * requests whose decode steps also ran another request's prefill, their TPOT, and who those neighbours were.
- * Everything here is read from the record file; nothing comes from the load plan.
+ * which another process on the machine does not inflate as it does wall time; see {@link BatchEngine}) against
+ * its input length, and the third field case — requests whose decode steps also ran another request's prefill,
+ * and who those neighbours were. Both are judged in the engine's CPU time, never in wall time: a victim's
+ * "CPU-time TPOT" (the mean CPU time of the steps that each produced one of its tokens, what its TPOT would
+ * be if the engine had its core alone) is a multiple of what its own decode-only steps cost, because its
+ * steps beside a prefill cost far more. Its own decode-only steps are the baseline, not the other requests':
+ * when most steps carry a prefill (one busy engine), the median request is itself slowed. On a busy machine the wall
+ * time of a step also holds the time the engine thread waited for a core, which comes and goes with the other
+ * processes; the CPU time does not. The wall-clock TPOT is printed beside it. Everything here is read from
+ * the record file and the launch log; nothing comes from the load plan.
  *
  * <pre>{@code
  * BatchFindings f = BatchFindings.read(Path.of("logs/inference.log"));
@@ -33,16 +40,40 @@ final class BatchFindings {
   static final int BUCKET = 64;
   /** Requests per knee point at least (as {@code stats}: adjacent buckets merged). */
   static final int MIN_COUNT = 3;
-  /** A victim's TPOT is at least this many times the median. */
+  /**
+   * A victim's CPU-time TPOT (mean CPU ms of its decode steps) is at least this many times what its decode
+   * steps without another request's prefill cost ({@link #baselineCpuMs}).
+   */
   static final double VICTIM_TPOT = 2;
-  /** And its decode steps beside a prefill took at least this many times as long as its steps without one. */
+  /** And its decode steps beside a prefill cost at least this many times that too. */
   static final double VICTIM_STEP = 2;
+  /** Decode steps a request needs at least to be judged (its TPOT is a mean over them). */
+  static final int MIN_DECODE_STEPS = 4;
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** One successful request's figures. */
+  /**
+   * One successful request's figures. The step figures are its decode steps' (launch log): {@code stepCpuMs*}
+   * their measured time ({@code gpu_ms}: the engine thread's CPU time for the whole step), {@code stepWallMs*}
+   * their host time; each a mean, -1 when it had no such step.
+   */
   record Req(String id, long inputTokens, double latencyMs, double queueMs, double computeCpuMs, double tpotMs,
-      long decodeSteps, long decodeStepsWithPrefill, double stepMsWithPrefill, double stepMsAlone,
-      List<Map.Entry<String, Long>> slowedBy) {}
+      long decodeSteps, long decodeStepsWithPrefill, double stepCpuMsWithPrefill, double stepCpuMsAlone,
+      double stepWallMsWithPrefill, double stepWallMsAlone, List<Map.Entry<String, Long>> slowedBy) {
+    /** Mean CPU ms of its decode steps: its TPOT in the engine's CPU time; -1 without decode steps. */
+    double cpuTpotMs() {
+      if (decodeSteps == 0) {
+        return -1;
+      }
+      long alone = decodeSteps - decodeStepsWithPrefill;
+      return (Math.max(0, stepCpuMsWithPrefill) * decodeStepsWithPrefill + Math.max(0, stepCpuMsAlone) * alone)
+          / decodeSteps;
+    }
+
+    /** Its decode steps beside a prefill against those without, in CPU time; NaN without both kinds. */
+    double stepCpuRatio() {
+      return stepCpuMsWithPrefill > 0 && stepCpuMsAlone > 0 ? stepCpuMsWithPrefill / stepCpuMsAlone : Double.NaN;
+    }
+  }
 
   /** A request whose decode a neighbour's prefill slowed. */
   record Victim(Req req, String culprit, long culpritTokens) {}
@@ -53,6 +84,8 @@ final class BatchFindings {
   private final List<Req> requests;
   private final LogAnalysis.@Nullable KneeFit knee;
   private final double medianTpot;
+  private final double medianCpuTpot;
+  private final double medianAloneStep;
   private final double stepRatio;
   private final int stepRatioRequests;
   private final List<Victim> victims;
@@ -61,22 +94,26 @@ final class BatchFindings {
   private BatchFindings(List<Req> requests, Map<String, Long> inputTokens) {
     this.requests = requests;
     this.knee = fitKnee(requests);
-    double[] tpots = requests.stream().filter(r -> r.decodeSteps() >= 4 && r.tpotMs() > 0)
-        .mapToDouble(Req::tpotMs).sorted().toArray();
-    this.medianTpot = tpots.length == 0 ? Double.NaN : tpots[tpots.length / 2];
-    double[] ratios = requests.stream().filter(r -> r.stepMsWithPrefill() > 0 && r.stepMsAlone() > 0)
-        .mapToDouble(r -> r.stepMsWithPrefill() / r.stepMsAlone()).sorted().toArray();
-    this.stepRatio = ratios.length == 0 ? Double.NaN : ratios[ratios.length / 2];
+    this.medianTpot = median(requests.stream().filter(r -> r.decodeSteps() >= MIN_DECODE_STEPS && r.tpotMs() > 0)
+        .mapToDouble(Req::tpotMs).toArray());
+    this.medianCpuTpot = median(requests.stream().filter(r -> r.decodeSteps() >= MIN_DECODE_STEPS)
+        .mapToDouble(Req::cpuTpotMs).toArray());
+    double[] ratios = requests.stream().mapToDouble(Req::stepCpuRatio).filter(x -> !Double.isNaN(x)).toArray();
+    this.stepRatio = median(ratios);
     this.stepRatioRequests = ratios.length;
+    this.medianAloneStep = median(requests.stream().filter(r -> r.stepCpuMsAlone() > 0)
+        .mapToDouble(Req::stepCpuMsAlone).toArray());
     List<Victim> v = new ArrayList<>();
     for (Req r : requests) {
-      if (r.decodeSteps() >= 4 && r.tpotMs() >= VICTIM_TPOT * medianTpot && !r.slowedBy().isEmpty()
-          && r.stepMsWithPrefill() >= VICTIM_STEP * r.stepMsAlone()) {
+      double base = baselineCpuMs(r);
+      if (r.decodeSteps() >= MIN_DECODE_STEPS && !r.slowedBy().isEmpty() && r.decodeStepsWithPrefill() > 0
+          && base > 0 && r.cpuTpotMs() >= VICTIM_TPOT * base && r.stepCpuMsWithPrefill() >= VICTIM_STEP * base) {
         Map.Entry<String, Long> top = r.slowedBy().get(0);
         v.add(new Victim(r, top.getKey(), top.getValue()));
       }
     }
-    v.sort(Comparator.comparingDouble((Victim x) -> x.req().tpotMs()).reversed());
+    v.sort(Comparator.comparingDouble((Victim x) -> x.req().cpuTpotMs()).reversed()
+        .thenComparing(x -> x.req().id()));
     this.victims = List.copyOf(v);
     Map<String, Integer> named = new LinkedHashMap<>();
     for (Victim x : victims) {
@@ -87,19 +124,30 @@ final class BatchFindings {
         .sorted(Comparator.comparingInt(Culprit::victims).reversed().thenComparing(Culprit::id)).toList();
   }
 
-  /** A request's decode steps, from the launch log. */
+  private static double median(double[] xs) {
+    if (xs.length == 0) {
+      return Double.NaN;
+    }
+    double[] s = xs.clone();
+    java.util.Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  /** A request's decode steps, from the launch log: CPU ms ({@code gpu_ms}) and wall ms ({@code host_ms}). */
   private static final class Steps {
     long decode;
     long withPrefill;
-    double msWithPrefill;
-    double msAlone;
+    double cpuWithPrefill;
+    double cpuAlone;
+    double wallWithPrefill;
+    double wallAlone;
   }
 
   /**
    * Reads the successful batched records of {@code log} (their SDK batching fields: {@code gpu_ms} with
    * {@code gpu_ms_method}, {@code tpot_ms}, {@code slowed_by}) and joins them to the tracer's launch log
    * beside it ({@link DemoService#launchLog}): each request's decode steps with and without another
-   * request's prefill, and their host time.
+   * request's prefill, and their CPU time ({@code gpu_ms}) and host time.
    */
   static BatchFindings read(Path log) throws IOException {
     Map<String, JsonNode> records = new LinkedHashMap<>();
@@ -117,6 +165,10 @@ final class BatchFindings {
       forEachLine(launches, l -> {
         long prefill = l.path("prefill_tokens").asLong();
         double hostMs = l.path("host_ms").asDouble();
+        double cpuMs = l.path("gpu_ms").asDouble(Double.NaN);
+        if (Double.isNaN(cpuMs)) {
+          return; // a launch without measured time says nothing about its cost
+        }
         for (JsonNode m : l.path("members")) {
           String id = m.path("request_id").asText();
           if (m.path("decode_rows").asLong() > 0 && records.containsKey(id)) {
@@ -124,9 +176,11 @@ final class BatchFindings {
             s.decode++;
             if (prefill - m.path("prefill_tokens").asLong() > 0) {
               s.withPrefill++;
-              s.msWithPrefill += hostMs;
+              s.cpuWithPrefill += cpuMs;
+              s.wallWithPrefill += hostMs;
             } else {
-              s.msAlone += hostMs;
+              s.cpuAlone += cpuMs;
+              s.wallAlone += hostMs;
             }
           }
         }
@@ -142,8 +196,9 @@ final class BatchFindings {
       }
       out.add(new Req(id, n.path("input_tokens").asLong(-1), n.path("latency_ms").asDouble(),
           n.path("queue_ms").asDouble(0), n.path("gpu_ms").asDouble(), n.path("tpot_ms").asDouble(-1),
-          s.decode, s.withPrefill, s.withPrefill > 0 ? s.msWithPrefill / s.withPrefill : -1,
-          alone > 0 ? s.msAlone / alone : -1, List.copyOf(slowedBy)));
+          s.decode, s.withPrefill, s.withPrefill > 0 ? s.cpuWithPrefill / s.withPrefill : -1,
+          alone > 0 ? s.cpuAlone / alone : -1, s.withPrefill > 0 ? s.wallWithPrefill / s.withPrefill : -1,
+          alone > 0 ? s.wallAlone / alone : -1, List.copyOf(slowedBy)));
     });
     return new BatchFindings(out, tokens);
   }
@@ -205,13 +260,32 @@ final class BatchFindings {
     return knee;
   }
 
+  /** Median wall-clock TPOT of the requests with at least {@value #MIN_DECODE_STEPS} decode steps. */
   double medianTpotMs() {
     return medianTpot;
   }
 
   /**
-   * The median, over requests that had both, of (mean wall ms of their decode steps that also ran another
-   * request's prefill) / (mean wall ms of their decode steps without one).
+   * What {@code r}'s decode steps cost without another request's prefill: its own such steps' mean CPU ms, or,
+   * when it had none, the median of the other requests' ({@link #medianAloneStepMs()}).
+   */
+  double baselineCpuMs(Req r) {
+    return r.stepCpuMsAlone() > 0 ? r.stepCpuMsAlone() : medianAloneStep;
+  }
+
+  /** The median over requests of their decode-only steps' mean CPU ms; NaN when none had such steps. */
+  double medianAloneStepMs() {
+    return medianAloneStep;
+  }
+
+  /** Median CPU-time TPOT ({@link Req#cpuTpotMs()}) of the requests with at least {@value #MIN_DECODE_STEPS} decode steps. */
+  double medianCpuTpotMs() {
+    return medianCpuTpot;
+  }
+
+  /**
+   * The median, over requests that had both, of (mean CPU ms of their decode steps that also ran another
+   * request's prefill) / (mean CPU ms of their decode steps without one).
    */
   double stepRatio() {
     return stepRatio;
@@ -221,7 +295,11 @@ final class BatchFindings {
     return stepRatioRequests;
   }
 
-  /** Requests with TPOT at least {@value #VICTIM_TPOT} times the median whose neighbours' prefill slowed them. */
+  /**
+   * Requests with neighbours in {@code slowed_by} whose CPU-time TPOT is at least {@value #VICTIM_TPOT} times,
+   * and whose decode steps beside another request's prefill cost at least {@value #VICTIM_STEP} times, what
+   * their decode-only steps cost ({@link #baselineCpuMs}); the costliest first.
+   */
   List<Victim> victims() {
     return victims;
   }

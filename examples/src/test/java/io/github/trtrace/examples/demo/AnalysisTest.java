@@ -64,7 +64,8 @@ class AnalysisTest {
   /**
    * Batched records: field case 1 from each request's CPU-time compute share (the wall clock here is
    * noise, as under contention), field case 3 names the victims and the culprit from the records' batching
-   * fields ({@code slowed_by}, {@code tpot_ms}) and their decode steps in the launch log.
+   * fields ({@code slowed_by}) and the CPU time of their decode steps in the launch log ({@code gpu_ms}; their
+   * {@code host_ms} is noise here too).
    */
   @Test
   void batchedRecordsGiveTheCpuTimeKneeAndNameTheNeighboursWhosePrefillSlowedTheOthers() throws IOException {
@@ -80,9 +81,10 @@ class AnalysisTest {
       double tpot = victim ? 30 : 3 + noise.nextDouble();
       for (int step = 0; step < 31; step++) { // its decode steps in the launch log: 9 beside api-doc's prefill
         boolean beside = victim && step < 9;
-        launches.add(String.format(Locale.ROOT, "{\"launch_id\":%d,\"prefill_tokens\":%d,\"host_ms\":%.1f,"
-            + "\"members\":[{\"request_id\":\"%s\",\"decode_rows\":1}%s]}", ++launchId[0], beside ? 228 : 0,
-            beside ? 90.0 : 3.0, id, beside ? ",{\"request_id\":\"api-doc\",\"prefill_tokens\":228}" : ""));
+        launches.add(String.format(Locale.ROOT, "{\"launch_id\":%d,\"prefill_tokens\":%d,\"gpu_ms\":%.1f,"
+            + "\"host_ms\":%.1f,\"members\":[{\"request_id\":\"%s\",\"decode_rows\":1}%s]}", ++launchId[0],
+            beside ? 228 : 0, beside ? 30.0 : 1.0, beside ? 90.0 : 3.0 + 60 * noise.nextDouble(), id,
+            beside ? ",{\"request_id\":\"api-doc\",\"prefill_tokens\":228}" : ""));
       }
       String fields = String.format(Locale.ROOT, ",\"tpot_ms\":%.2f,\"gpu_ms\":%.3f,\"gpu_ms_method\":\"weighted\","
           + "\"launch_count\":32%s", tpot, cpu, victim ? ",\"slowed_by\":[{\"request_id\":\"api-doc\","
@@ -103,9 +105,12 @@ class AnalysisTest {
     assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
     assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
         f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
-        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had TPOT 2x the median",
-        "victim api-b-5: TPOT 30.0 ms", "9 of its 31 decode steps ran beside a prefill, 90.0 ms each against 3.0 ms;"
-            + " slowed most by api-doc (2,048 of its prompt tokens in those steps)",
+        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 2x or more what their"
+            + " decode-only steps cost, because other requests' prefill shared their steps",
+        "a decode step that also ran another request's prefill cost a median 30.0x the CPU time of one without",
+        "victim api-b-5: 9 of its 31 decode steps ran beside a prefill, 30.0 ms CPU each against 1.0 ms; TPOT 9.4 ms"
+            + " CPU (9.4x), 30.0 ms by the clock",
+        "slowed most by api-doc (2,048 of its prompt tokens in those steps)",
         "culprits: api-doc (2,048-token prompt) slowed 3 of them", "./trtrace find api-doc ",
         "4. No request was rejected.", "5. Hostile X-Request-IDs");
   }

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The tracer's {@link SharedLaunch}, pooled ({@link Launches}): member arrays that grow to the
  * largest batch seen and are then reused, so a launch in steady state allocates nothing, members
- * included. Its close is O(members): weights and shares in one pass, each member's figures in a
- * second; the top {@value #TOP_PREFILL} prefill members of the launch are kept as members join, so
+ * included. A launch object made or grown after a larger batch was seen takes that batch's size at
+ * once ({@link Launches#newLaunchCapacity()}): the pool's objects grow once each, not batch by batch.
+ * Its close is O(members): weights and shares in one pass, each member's figures in a second; the top {@value #TOP_PREFILL} prefill members of the launch are kept as members join, so
  * the "slowed by" neighbours cost a constant per member.
  */
 final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
@@ -33,14 +34,14 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   @Nullable String errorType;
 
   int size;
-  MemberState[] states = new MemberState[8];
-  BatchMember[] traces = new BatchMember[8];
-  String[] ids = new String[8];
-  int[] prefill = new int[8];
-  int[] decode = new int[8];
-  int[] rows = new int[8];
-  double[] weight = new double[8];
-  double[] share = new double[8];
+  MemberState[] states;
+  BatchMember[] traces;
+  String[] ids;
+  int[] prefill;
+  int[] decode;
+  int[] rows;
+  double[] weight;
+  double[] share;
   long prefillTokens;
   int decodeRows;
   long rowCount;
@@ -54,6 +55,15 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
 
   LaunchImpl(Launches owner) {
     this.owner = owner;
+    int n = owner.newLaunchCapacity();
+    states = new MemberState[n];
+    traces = new BatchMember[n];
+    ids = new String[n];
+    prefill = new int[n];
+    decode = new int[n];
+    rows = new int[n];
+    weight = new double[n];
+    share = new double[n];
   }
 
   void open(long id, @Nullable String fingerprint, long startNanos, long startEpochNanos) {
@@ -133,8 +143,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     return i;
   }
 
+  /** Room for the largest batch seen by any launch of the tracer, at least twice the current. */
   private void grow() {
-    int n = states.length * 2;
+    int n = owner.grew(states.length * 2);
     states = Arrays.copyOf(states, n);
     traces = Arrays.copyOf(traces, n);
     ids = Arrays.copyOf(ids, n);

@@ -39,6 +39,10 @@ public final class Launches {
   private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<LaunchImpl> pool =
       new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(POOL);
   private final LongAdder opened = new LongAdder();
+  /** Member arrays of the largest launch object so far: what a new or growing one takes at once. */
+  private volatile int memberCapacity = 8;
+  /** Launch objects made, and member-array growths: the pool's allocations (bounded: {@value #POOL} objects). */
+  private final LongAdder made = new LongAdder();
 
   /**
    * @param epochNanosAt the wall clock (epoch nanos) at a monotonic reading
@@ -71,6 +75,31 @@ public final class Launches {
 
   void misuse(String what) {
     misuse.accept(what);
+  }
+
+  /** Counts a new launch object; returns the member capacity it starts with (the largest so far). */
+  int newLaunchCapacity() {
+    made.increment();
+    return memberCapacity;
+  }
+
+  /** A launch object grows to at least {@code needed} members; returns its new capacity (the largest so far or more). */
+  int grew(int needed) {
+    made.increment();
+    int n = Math.max(needed, memberCapacity);
+    if (n > memberCapacity) {
+      memberCapacity = n; // a race between two schedulers only loses a hint
+    }
+    return n;
+  }
+
+  /**
+   * Launch objects made plus member-array growths since the tracer was built: the only allocations on the
+   * scheduler's launch path. It rises while the pool fills (more launches in flight than ever before, e.g. a
+   * launch log writer starved of CPU) and its objects meet a batch larger than they held; bounded by the pool.
+   */
+  public long poolAllocations() {
+    return made.sum();
   }
 
   /** Opens a launch now on the calling thread. */

@@ -48,6 +48,13 @@ public final class MemberState extends BatchTally {
   /** This member's row in the launch holding it. */
   int row;
 
+  /** A state held for good as ended: no launch can join it (what a stale garbage-free trace handle offers). */
+  public static MemberState endedForGood() {
+    MemberState s = new MemberState();
+    HOLDER.setVolatile(s, ENDED);
+    return s;
+  }
+
   /** Whether {@code launch} holds it (so it joined that launch already). */
   boolean heldBy(LaunchImpl launch) {
     return HOLDER.getVolatile(this) == launch;

@@ -81,8 +81,47 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     int wakeThreshold = Math.max(1, Math.min(b.batchSize, b.queueCapacity) / 2);
     this.offers = new OfferPath(queues, drops, worker, b.policy, b.blockTimeout.toNanos(), wakeThreshold);
     this.closeTimeout = b.closeTimeout;
+    this.shutdownDrainNanos = saturatedNanos(b.shutdownDrain);
+    this.inFlight = b.inFlight;
     this.shutdownHook =
-        b.shutdownHook ? new Thread(() -> close(closeTimeout), THREAD_NAME + "-shutdown") : null;
+        b.shutdownHook ? new Thread(this::drainThenClose, THREAD_NAME + "-shutdown") : null;
+  }
+
+  /** How long the shutdown hook waits for in-flight requests; see {@link Dispatcher.Builder#shutdownDrain}. */
+  private final long shutdownDrainNanos;
+  private final java.util.function.LongSupplier inFlight;
+  /** How long no request must be in flight before the hook closes within its drain. */
+  static final long DRAIN_QUIET_MILLIS = 100;
+
+  /**
+   * The shutdown hook: the server's own hook drains its requests at the same time (the JVM starts every
+   * hook at once), so offers stay open while requests are in flight, up to the drain, then close.
+   */
+  private void drainThenClose() {
+    long start = System.nanoTime();
+    long quietSince = -1;
+    while (!closeCalled.get() && System.nanoTime() - start < shutdownDrainNanos) {
+      long now = System.nanoTime();
+      if (inFlight.getAsLong() > 0) {
+        quietSince = -1;
+      } else if (quietSince < 0) {
+        quietSince = now;
+      } else if (now - quietSince >= TimeUnit.MILLISECONDS.toNanos(DRAIN_QUIET_MILLIS)) {
+        break;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    long drained = System.nanoTime() - start;
+    if (drained >= shutdownDrainNanos && shutdownDrainNanos > 0 && inFlight.getAsLong() > 0) {
+      LOG.warn("trtrace: shutdown drain of {} ms over with {} requests still in flight; closing",
+          TimeUnit.NANOSECONDS.toMillis(shutdownDrainNanos), inFlight.getAsLong());
+    }
+    close(closeTimeout);
   }
 
   static DefaultDispatcher start(Dispatcher.Builder b) {

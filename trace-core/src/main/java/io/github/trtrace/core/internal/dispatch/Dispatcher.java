@@ -97,6 +97,8 @@ public interface Dispatcher extends AutoCloseable {
     static final Duration MAX_BLOCK_TIMEOUT = Duration.ofSeconds(10);
     static final Duration MAX_FLUSH_INTERVAL = Duration.ofHours(1);
     static final Duration MAX_CLOSE_TIMEOUT = Duration.ofHours(1);
+    /** The default {@link #shutdownDrain}: a server's drain of usual length, and a close timeout, within 30 s. */
+    public static final Duration DEFAULT_SHUTDOWN_DRAIN = Duration.ofSeconds(10);
 
     final List<RecordSink> sinks = new ArrayList<>();
     private final Set<String> sinkNames = new HashSet<>();
@@ -108,6 +110,8 @@ public interface Dispatcher extends AutoCloseable {
     Duration flushInterval = Duration.ofSeconds(1);
     Duration maxWriteDelay = Duration.ofMillis(20);
     boolean shutdownHook = true;
+    Duration shutdownDrain = DEFAULT_SHUTDOWN_DRAIN;
+    java.util.function.LongSupplier inFlight = () -> 0;
     Duration closeTimeout = Duration.ofSeconds(5);
     Duration exportTimeout = Duration.ofSeconds(2);
 
@@ -209,6 +213,24 @@ public interface Dispatcher extends AutoCloseable {
      */
     public Builder exportTimeout(Duration timeout) {
       exportTimeout = checkDuration("exportTimeout", timeout, true, MAX_FLUSH_INTERVAL);
+      return this;
+    }
+
+    /**
+     * How long the shutdown hook keeps the dispatcher open before it closes it, while requests are in
+     * flight ({@link #inFlight}), 0 to 1 h; default 10 s. The hook closes as soon as none has been in
+     * flight for {@value DefaultDispatcher#DRAIN_QUIET_MILLIS} ms, so that a server draining its requests
+     * on SIGTERM (in its own hook, run at the same time) still has their records written; 0 closes at
+     * once. An explicit close does not wait.
+     */
+    public Builder shutdownDrain(Duration drain) {
+      shutdownDrain = checkDuration("shutdownDrain", drain, false, MAX_CLOSE_TIMEOUT);
+      return this;
+    }
+
+    /** The requests in flight, for {@link #shutdownDrain}; default none (the tracer's started less ended traces). */
+    public Builder inFlight(java.util.function.LongSupplier requestsInFlight) {
+      inFlight = Objects.requireNonNull(requestsInFlight, "requestsInFlight");
       return this;
     }
 

@@ -27,12 +27,20 @@ import org.jspecify.annotations.Nullable;
  * trace and stage, made on first use; the start time is kept as epoch nanos.
  * With {@link InferenceTracer.Builder#garbageFree(boolean)} the trace object itself is reused by
  * {@code call}/{@code run} once ended ({@link #init}); a trace from {@code start} is new
- * each time, its entry still pooled.
+ * each time, its entry still pooled. A reused trace is reached only through its current
+ * {@link TraceHandle}: the methods taking a {@code gen} argument check the holder's generation
+ * ({@link #isCurrent}) under the monitor, with the same check as the ended one.
  */
 final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   private long startNanos;
   private long startEpochNanos;
+  /**
+   * See {@link #currentGeneration()}. A short, so that the object stays within its size (an int made every
+   * trace 8 bytes larger: GarbageFreeTest's default path). It wraps after 65,536 requests of this trace,
+   * each taking a handle: a stale handle has long been rebound by then ({@link TraceHandle.Ring}).
+   */
+  private short generation;
   /** Between the end and the last step of {@link #close()}: the entry may still be in use, no reuse. */
   private boolean closing;
   /** Reused by {@code call}/{@code run} once ended (garbage-free mode): keeps its entry when not handed off. */
@@ -54,6 +62,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
   /** (Re)starts this trace for a new request: every field as a new trace has it, a fresh entry. */
   synchronized void init(
       String requestId, String modelName, Map<String, String> attributes, long startEpochNanos, long startNanos) {
+    generation++;
     this.requestId = requestId;
     this.modelName = modelName;
     this.startEpochNanos = startEpochNanos;
@@ -93,6 +102,21 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   long startEpochNanos() {
     return startEpochNanos;
+  }
+
+  @Override
+  int currentGeneration() {
+    return generation;
+  }
+
+  /** The current generation; read by the tracer right after {@link #init}, on the same thread. */
+  synchronized int generation() {
+    return generation;
+  }
+
+  /** The monotonic start of the current request. */
+  synchronized long startNanos() {
+    return startNanos;
   }
 
   /** The wall-clock time of monotonic reading {@code nanos}: the start's wall clock plus the offset. */
@@ -143,6 +167,22 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   @Override
   public TraceScope makeCurrent() {
+    return makeCurrent(ANY);
+  }
+
+  /** {@link #makeCurrent()} for a holder of generation {@code gen}: nothing is made current when it is stale. */
+  TraceScope makeCurrent(int gen) {
+    String requestId;
+    String modelName;
+    TraceListener.Handle[] hs;
+    synchronized (this) {
+      if (!isCurrent(gen, "makeCurrent")) {
+        return TraceScope.NOOP;
+      }
+      requestId = this.requestId;
+      modelName = this.modelName;
+      hs = handles;
+    }
     RequestContext current = RequestContext.current();
     RequestContext.Scope context = null;
     if (!requestId.equals(current.requestId()) || !modelName.equals(current.modelName())) {
@@ -152,7 +192,6 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
               : RequestContext.with(requestId).model(modelName).build();
       context = mine.open();
     }
-    TraceListener.Handle[] hs = handles;
     if (hs == null) {
       return context == null ? TraceScope.NOOP : new TraceListeners.CurrentScope(context, null, null, null);
     }
@@ -161,13 +200,20 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   @Override
   public InferenceTrace event(String kind, String severity, String message) {
+    event(kind, severity, message, ANY);
+    return this;
+  }
+
+  /** {@link #event} for a holder of generation {@code gen}. */
+  void event(String kind, String severity, String message, int gen) {
     InferenceRecord.Event added;
     synchronized (this) {
-      if (isEndedMisuse("event")
+      if (!isCurrent(gen, "event")
+          || isEndedMisuse("event")
           || isNullMisuse("event", kind)
           || isNullMisuse("event", severity)
           || isNullMisuse("event", message)) {
-        return this;
+        return;
       }
       double offset = (services.nanoClock.getAsLong() - startNanos) / 1e6;
       added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
@@ -177,7 +223,6 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     if (hs != null) {
       TraceListeners.event(this, hs, added);
     }
-    return this;
   }
 
   @Override
@@ -187,12 +232,20 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   @Override
   public void close() {
+    close(ANY);
+  }
+
+  /** {@link #close()} for a holder of generation {@code gen}: a stale one never ends the current request. */
+  void close(int gen) {
     RecordEntry record;
     CharSequence in;
     Object[] stillOpen;
     long now;
-    endBatch();
+    endBatch(gen);
     synchronized (this) {
+      if (!isCurrent(gen, "close")) {
+        return;
+      }
       if (ended) {
         misuse("trace " + requestId + " ended twice");
         return;
@@ -273,37 +326,47 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   @Override
   public InferenceTrace waitingForSlot() {
+    waitingForSlot(ANY);
+    return this;
+  }
+
+  /** {@link #waitingForSlot()} for a holder of generation {@code gen}. */
+  void waitingForSlot(int gen) {
     synchronized (this) {
-      if (isEndedMisuse("waitingForSlot")) {
-        return this;
+      if (!isCurrent(gen, "waitingForSlot") || isEndedMisuse("waitingForSlot")) {
+        return;
       }
     }
     if (!batchState().markSlotWait(services.nanoClock.getAsLong())) {
       misuse("waitingForSlot() on trace " + requestId + " while it is in an open launch");
     }
-    return this;
   }
 
   @Override
   public InferenceTrace preempted(String reason) {
-    synchronized (this) {
-      if (isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
-        return this;
-      }
-    }
-    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
-      event("preempted", "INFO", reason);
-    } else {
-      misuse("preempted() on trace " + requestId + " while it is in an open launch");
-    }
+    preempted(reason, ANY);
     return this;
   }
 
+  /** {@link #preempted(String)} for a holder of generation {@code gen}. */
+  void preempted(String reason, int gen) {
+    synchronized (this) {
+      if (!isCurrent(gen, "preempted") || isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
+        return;
+      }
+    }
+    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
+      event("preempted", "INFO", reason, gen);
+    } else {
+      misuse("preempted() on trace " + requestId + " while it is in an open launch");
+    }
+  }
+
   /** Before the end: takes the batching state for good and copies it into the record (outside the monitor). */
-  private void endBatch() {
+  private void endBatch(int gen) {
     MemberState batch = batchState;
     RecordEntry e = entry;
-    if (batch != null && e != null && !isEnded()) {
+    if (batch != null && e != null && isLive(gen)) {
       // waits (bounded) for a launch of this request still open on another thread, which needs
       // this trace's monitor to report a failure: so not under the monitor
       batch.end(services.nanoClock.getAsLong(), e.batch);

@@ -1,3 +1,4 @@
+// Over 400 lines: the tracer's entry points (call/run/start in their overloads), the garbage-free pools of traces, handles and scopes they share, and the wall-clock calibration.
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.InferenceTrace;
@@ -32,8 +33,10 @@ import org.jspecify.annotations.Nullable;
  * caller only for listeners of a record no worker builds (sampled out, dropped, failed) or for a
  * dispatcher that is not trtrace's own. With {@link
  * InferenceTracer.Builder#garbageFree(boolean)}, {@code call}/{@code run} also reuse ended trace
- * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: the body gets the
- * trace, and it is ended and back in the pool when the body returns.
+ * objects ({@link #freeTraces}), since these methods bound the trace's lifetime: it is ended and back
+ * in the pool when the body returns. The body (and the listeners' {@code onStart}) get a {@link
+ * TraceHandle} of it, stamped with the request, so that a handle kept past its body reaches no later
+ * request.
  */
 final class DefaultInferenceTracer implements InferenceTracer {
 
@@ -59,6 +62,9 @@ final class DefaultInferenceTracer implements InferenceTracer {
    */
   private final org.jctools.queues.atomic.MpmcAtomicArrayQueue<DefaultInferenceTrace> freeTraces =
       new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(TRACE_POOL_CAPACITY);
+
+  /** The handles garbage-free bodies hold instead of the pooled traces (issue 19 §2). */
+  private final TraceHandle.Ring handles = new TraceHandle.Ring();
 
   /** Ended traces kept for reuse; more in flight at once are made and left to the GC. */
   static final int TRACE_POOL_CAPACITY = 256;
@@ -220,7 +226,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   /** A new trace, or in garbage-free mode one of this thread's ended ones, started now. */
-  private DefaultInferenceTrace traceFor(@Nullable String modelName, String id, Map<String, String> attributes) {
+  private InferenceTrace traceFor(@Nullable String modelName, String id, Map<String, String> attributes) {
     String model = modelName == null ? "unknown" : modelName;
     if (!garbageFree) {
       return begin(model, id, attributes);
@@ -234,22 +240,24 @@ final class DefaultInferenceTracer implements InferenceTracer {
       t = new DefaultInferenceTrace(services, id, model, attributes, epochNanos, nanos);
       t.pooled = true;
     }
+    TraceHandle h = handles.take(t);
     started.increment();
-    attach(t, id);
-    return t;
+    attach(t, h, id);
+    return h;
   }
 
   /**
    * {@code call}'s body under {@code t}: what {@code InferenceTracer.callWith} does, with the context
    * opened through this thread's reusable scope instead of a new context and scope per request.
    */
-  private <T, E extends Throwable> T callTraced(DefaultInferenceTrace t, TracedCallable<T, E> body) throws E {
+  private <T, E extends Throwable> T callTraced(InferenceTrace view, TracedCallable<T, E> body) throws E {
+    DefaultInferenceTrace t = traceOf(view);
     ScopeCache cache = SCOPES.get();
     ContextAccess.ReusableScope scope = cache.takeScope();
     try {
       t.enterForBody(scope);
       try {
-        return body.call(t);
+        return body.call(view);
       } catch (Throwable e) {
         t.error(e);
         throw e;
@@ -259,7 +267,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     } finally {
       cache.giveBack(scope);
-      release(t);
+      release(t, view);
     }
   }
 
@@ -267,13 +275,14 @@ final class DefaultInferenceTracer implements InferenceTracer {
    * {@link #callTraced} for a body without a result; not an adapter to it, which would make a lambda
    * capturing {@code body} per request (the garbage-free path must allocate nothing).
    */
-  private <E extends Throwable> void runTraced(DefaultInferenceTrace t, TracedRunnable<E> body) throws E {
+  private <E extends Throwable> void runTraced(InferenceTrace view, TracedRunnable<E> body) throws E {
+    DefaultInferenceTrace t = traceOf(view);
     ScopeCache cache = SCOPES.get();
     ContextAccess.ReusableScope scope = cache.takeScope();
     try {
       t.enterForBody(scope);
       try {
-        body.run(t);
+        body.run(view);
       } catch (Throwable e) {
         t.error(e);
         throw e;
@@ -283,12 +292,20 @@ final class DefaultInferenceTracer implements InferenceTracer {
       }
     } finally {
       cache.giveBack(scope);
-      release(t);
+      release(t, view);
     }
   }
 
-  /** A garbage-free trace back into the pool once ended. */
-  private void release(DefaultInferenceTrace t) {
+  /** The trace behind what the body gets: the trace itself, or in garbage-free mode its handle. */
+  private static DefaultInferenceTrace traceOf(InferenceTrace view) {
+    return view instanceof TraceHandle h ? h.trace() : (DefaultInferenceTrace) view;
+  }
+
+  /** A garbage-free trace back into the pool once ended, its handle into the ring. */
+  private void release(DefaultInferenceTrace t, InferenceTrace view) {
+    if (view instanceof TraceHandle h) {
+      handles.giveBack(h);
+    }
     if (t.pooled && t.isEndedForReuse()) {
       freeTraces.offer(t);
     }
@@ -328,12 +345,12 @@ final class DefaultInferenceTracer implements InferenceTracer {
     started.increment();
     long nanos = nanoClock.getAsLong();
     DefaultInferenceTrace t = new DefaultInferenceTrace(services, id, model, attributes, epochNanosAt(nanos), nanos);
-    attach(t, id);
+    attach(t, t, id);
     return t;
   }
 
   /** The GPU mark and the listeners' handles of a trace that just started. */
-  private void attach(DefaultInferenceTrace t, String id) {
+  private void attach(DefaultInferenceTrace t, InferenceTrace view, String id) {
     if (gpuPoller != null) {
       t.gpuMark = gpuPoller.mark();
     }
@@ -343,7 +360,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
       for (int i = 0; i < listeners.length; i++) {
         try {
           handles[i] =
-              Objects.requireNonNull(listeners[i].onStart(t, t.startEpochNanos()), "onStart returned null");
+              Objects.requireNonNull(listeners[i].onStart(view, t.startEpochNanos()), "onStart returned null");
         } catch (RuntimeException | LinkageError e) {
           handles[i] = null;
           listenerFailed(listeners[i].getClass().getName(), "onStart", id, e);
@@ -361,6 +378,11 @@ final class DefaultInferenceTracer implements InferenceTracer {
 
   void listenerFailed(String listener, String callback, String requestId, Throwable e) {
     TraceServices.listenerFailed(misuse, listener, callback, requestId, e);
+  }
+
+  /** Traces started and not yet ended (the shutdown hook's drain waits for them). */
+  long inFlight() {
+    return started.sum() - handoff.ended.sum();
   }
 
   @Override

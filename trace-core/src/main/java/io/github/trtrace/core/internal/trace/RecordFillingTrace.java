@@ -23,6 +23,8 @@ abstract class RecordFillingTrace implements InferenceTrace {
   /** The record being filled; handed to the dispatcher (then null) or reset when the trace ends. */
   @Nullable RecordEntry entry;
   boolean ended;
+  /** The generation argument of a caller that holds the trace itself (not a {@link TraceHandle}): no check. */
+  static final int ANY = Integer.MIN_VALUE;
 
   private long firstTokenNanos;
   private long firstMarkNanos;
@@ -315,6 +317,31 @@ abstract class RecordFillingTrace implements InferenceTrace {
       throw new IllegalStateException("trace " + requestId + " has no entry"); // not reachable: ended checked first
     }
     return e;
+  }
+
+  /**
+   * The request this trace serves now, bumped by every (re)start of a pooled trace: a {@link
+   * TraceHandle} (what a garbage-free body holds) carries the generation it was given, and a call whose
+   * generation is not this one is ignored and counted ({@link #isCurrent}). Holds the monitor.
+   */
+  abstract int currentGeneration();
+
+  /**
+   * Whether a holder of generation {@code gen} still holds this trace's current request; if not, the
+   * call is counted as misuse (the holder's request ended and this trace serves another one). Holds
+   * the monitor.
+   */
+  boolean isCurrent(int gen, String call) {
+    if (gen == ANY || gen == currentGeneration()) {
+      return true;
+    }
+    misuse(call + "() on a garbage-free trace after its request ended (the trace now serves another request)");
+    return false;
+  }
+
+  /** Whether generation {@code gen} is current and not ended. */
+  synchronized boolean isLive(int gen) {
+    return !ended && (gen == ANY || gen == currentGeneration());
   }
 
   boolean isEndedMisuse(String call) {

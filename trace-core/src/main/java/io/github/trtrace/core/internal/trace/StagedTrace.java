@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 abstract class StagedTrace extends RecordFillingTrace {
   static final Stage[] STAGES = Stage.values();
   private static final Object[] NO_STAGES = new Object[0];
-  private static final StageTimer NOOP_TIMER = () -> {};
+  static final StageTimer NOOP_TIMER = () -> {};
 
   /** Listener handles in registration order; null without listeners; a slot is nulled when its listener fails. */
   TraceListener.@Nullable Handle @Nullable [] handles;
@@ -72,17 +72,25 @@ abstract class StagedTrace extends RecordFillingTrace {
 
     @Override
     public void close() {
-      endStage(stage);
+      endStage(stage, ANY);
     }
   }
 
   @Override
   public StageTimer stage(Stage stage) {
+    return stage(stage, ANY);
+  }
+
+  /**
+   * {@link #stage(Stage)} for a holder of generation {@code gen}: {@link #NOOP_TIMER} when ignored,
+   * else this trace's own timer of the stage (a {@link TraceHandle} returns its own instead).
+   */
+  StageTimer stage(Stage stage, int gen) {
     StageHandle opened;
     long now;
     int index;
     synchronized (this) {
-      if (isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
+      if (!isCurrent(gen, "stage") || isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
       }
       now = services.nanoClock.getAsLong();
@@ -171,10 +179,14 @@ abstract class StagedTrace extends RecordFillingTrace {
     return true;
   }
 
-  private void endStage(Stage stage) {
+  /** Ends the innermost open occurrence of {@code stage}, for a holder of generation {@code gen}. */
+  void endStage(Stage stage, int gen) {
     Object[] ended;
     long now;
     synchronized (this) {
+      if (!isCurrent(gen, "stage(...).close")) {
+        return;
+      }
       if (this.ended) {
         return; // its stages ended with the trace
       }

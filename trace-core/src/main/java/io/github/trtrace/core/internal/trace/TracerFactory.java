@@ -269,6 +269,11 @@ public final class TracerFactory {
     return this;
   }
 
+  public TracerFactory shutdownDrain(Duration drain) {
+    dispatcher.shutdownDrain(drain);
+    return this;
+  }
+
   /**
    * Uses a dispatcher built by the caller, with its own sinks; the queue options above are then
    * ignored. Combining it with {@link #sink}, {@link #jsonLinesFile} or {@code TRTRACE_LOG_PATH} makes
@@ -334,6 +339,11 @@ public final class TracerFactory {
     built = true;
     Dispatcher.Builder db = dispatcher;
     sinks.forEach(db::sink);
+    java.util.concurrent.atomic.AtomicReference<DefaultInferenceTracer> built = new java.util.concurrent.atomic.AtomicReference<>();
+    db.inFlight(() -> {
+      DefaultInferenceTracer t = built.get();
+      return t == null ? 0 : t.inFlight();
+    });
     List<RecordSink> opened = new ArrayList<>();
     Dispatcher d = null;
     try {
@@ -348,7 +358,9 @@ public final class TracerFactory {
       }
       d = customDispatcher != null ? customDispatcher : db.build();
       GpuMetricsPoller poller = gpuSource == null ? null : GpuMetricsPoller.start(gpuSource, gpuInterval);
-      return new DefaultInferenceTracer(this, chosen, d, poller);
+      DefaultInferenceTracer tracer = new DefaultInferenceTracer(this, chosen, d, poller);
+      built.set(tracer);
+      return tracer;
     } catch (RuntimeException | Error e) {
       if (d != null && d != customDispatcher) {
         d.close();

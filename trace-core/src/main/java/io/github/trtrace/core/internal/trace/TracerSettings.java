@@ -16,6 +16,7 @@ public final class TracerSettings {
   public static final String ENV_QUEUE_SIZE = "TRTRACE_QUEUE_SIZE";
   public static final String ENV_QUEUE_POLICY = "TRTRACE_QUEUE_POLICY";
   public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
+  public static final String ENV_SHUTDOWN_DRAIN_MS = "TRTRACE_SHUTDOWN_DRAIN_MS";
 
 
   /** Looks a setting up by system-property name and environment-variable name. */
@@ -42,6 +43,8 @@ public final class TracerSettings {
       new Setting("trtrace.queue.policy", ENV_QUEUE_POLICY);
   private static final Setting INPUT_DIGEST =
       new Setting("trtrace.input.digest", ENV_INPUT_DIGEST);
+  private static final Setting SHUTDOWN_DRAIN =
+      new Setting("trtrace.shutdown.drain.ms", ENV_SHUTDOWN_DRAIN_MS);
 
   private TracerSettings() {}
 
@@ -106,7 +109,22 @@ public final class TracerSettings {
     if (digest != null && !digest.equalsIgnoreCase("true") && !digest.equalsIgnoreCase("false")) {
       throw invalid(INPUT_DIGEST, digest, "must be 'true' or 'false'");
     }
+    String drainValue = value(lookup, SHUTDOWN_DRAIN);
+    Duration drain = null;
+    if (drainValue != null) {
+      try {
+        drain = Duration.ofMillis(Long.parseLong(drainValue));
+      } catch (NumberFormatException e) {
+        throw invalid(SHUTDOWN_DRAIN, drainValue, "must be a whole number of milliseconds");
+      }
+      if (drain.isNegative() || drain.compareTo(Duration.ofHours(1)) > 0) {
+        throw invalid(SHUTDOWN_DRAIN, drainValue, "must be between 0 and 3600000 (1 h)");
+      }
+    }
 
+    if (drain != null) {
+      b.shutdownDrain(drain);
+    }
     if (r != null) {
       b.samplerBuilder().rate(r);
     }
