@@ -116,7 +116,10 @@ final class StatsText {
       return;
     }
     out.println();
-    out.println("Batching (" + Fmt.count(b.launches) + " launches, " + Fmt.count(b.tpot.count())
+    // Records alone carry their launches' summary but no launch lines: say so, not "0 launches".
+    String launches = b.launches > 0 ? Fmt.count(b.launches) + " launches"
+        : "no launch-log lines among the files read: pass the launch log too for the launches by phase";
+    out.println("Batching (" + launches + ", " + Fmt.count(b.tpot.count())
         + " successful requests with launches and TPOT)");
     for (String sentence : b.sentences()) {
       out.println("  * " + sentence);

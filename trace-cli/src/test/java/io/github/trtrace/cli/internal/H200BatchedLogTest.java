@@ -62,6 +62,18 @@ class H200BatchedLogTest {
   }
 
   @Test
+  void statsOnTheRecordsAloneSaysTheLaunchLogIsMissingNotZeroLaunches() throws IOException {
+    Path recordsOnly = Files.createDirectories(dir.resolve("records-only"));
+    Files.copy(dir.resolve("batched-records.jsonl.gz"), recordsOnly.resolve("batched-records.jsonl.gz"));
+    Cli r = Cli.run("stats", recordsOnly.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Batching (no launch-log lines among the files read")
+        .doesNotContain("Batching (0 launches");
+    Cli both = Cli.run("stats", dir.toString());
+    assertThat(both.out()).contains("Batching (678 launches");
+  }
+
+  @Test
   void everyLaunchesSharesAddUpToItsCudaEventTimeAndEveryRecordToItsShares() throws IOException {
     Map<String, Double> shares = new HashMap<>();
     List<JsonNode> launches = lines("batched-launches.jsonl.gz");
