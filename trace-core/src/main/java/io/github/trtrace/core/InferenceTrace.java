@@ -105,7 +105,14 @@ public interface InferenceTrace extends AutoCloseable {
    * int[] ids = t.callStage(Stage.PREPROCESS, () -> tokenizer.encode(prompt));
    * }</pre>
    */
-  <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E;
+  default <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
+    StageTimer s = stage(stage);
+    try {
+      return body.call();
+    } finally {
+      s.close();
+    }
+  }
 
   /**
    * Runs {@code body} inside {@code stage}; the stage ends however the body ends.
@@ -114,7 +121,14 @@ public interface InferenceTrace extends AutoCloseable {
    * t.runStage(Stage.QUEUE, slots::acquire);
    * }</pre>
    */
-  <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E;
+  default <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
+    StageTimer s = stage(stage);
+    try {
+      body.run();
+    } finally {
+      s.close();
+    }
+  }
 
   /**
    * Marks the first output token now ({@code ttft_ms} = time since the trace started, queueing

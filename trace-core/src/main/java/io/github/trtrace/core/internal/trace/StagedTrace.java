@@ -120,26 +120,6 @@ abstract class StagedTrace extends RecordFillingTrace {
     return opened;
   }
 
-  @Override
-  public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
-    StageTimer s = stage(stage);
-    try {
-      return body.call();
-    } finally {
-      s.close();
-    }
-  }
-
-  @Override
-  public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
-    StageTimer s = stage(stage);
-    try {
-      body.run();
-    } finally {
-      s.close();
-    }
-  }
-
   /** Room in {@link #stageStates} for every open stage. Holds the monitor. */
   private void growStageStates() {
     TraceListener.Handle[] hs = handles;

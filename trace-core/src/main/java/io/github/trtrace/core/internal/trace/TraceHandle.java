@@ -137,26 +137,6 @@ final class TraceHandle implements InferenceTrace, BatchMember {
   }
 
   @Override
-  public <T, E extends Throwable> T callStage(Stage stage, StageCallable<T, E> body) throws E {
-    StageTimer s = stage(stage);
-    try {
-      return body.call();
-    } finally {
-      s.close();
-    }
-  }
-
-  @Override
-  public <E extends Throwable> void runStage(Stage stage, StageRunnable<E> body) throws E {
-    StageTimer s = stage(stage);
-    try {
-      body.run();
-    } finally {
-      s.close();
-    }
-  }
-
-  @Override
   public InferenceTrace firstToken() {
     DefaultInferenceTrace t = trace;
     synchronized (t) {
