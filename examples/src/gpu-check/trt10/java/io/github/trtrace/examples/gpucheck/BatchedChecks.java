@@ -472,6 +472,17 @@ final class BatchedChecks implements AutoCloseable {
     return "see above (CUDA-event median of 200 decode / 50 prefill launches each)";
   }
 
+  /** One launch between the timer's CUDA events, waited for; its device time in ms. */
+  private static float timedRun(IExecutionContext ctx, CudaStream stream, GpuTimer timer) throws GpuCheck.Fail {
+    timer.start();
+    if (!ctx.enqueueV3(stream.handle())) {
+      throw new GpuCheck.Fail("enqueueV3 refused");
+    }
+    timer.stop();
+    stream.synchronize();
+    return timer.elapsedMsCompleted();
+  }
+
   private static double medianGpuMs(IExecutionContext ctx, CudaStream stream, GpuTimer timer, BatchRows rows, int n)
       throws GpuCheck.Fail {
     rows.bind(ctx);
@@ -480,13 +491,7 @@ final class BatchedChecks implements AutoCloseable {
     }
     double[] ms = new double[n];
     for (int i = 0; i < n; i++) {
-      timer.start();
-      if (!ctx.enqueueV3(stream.handle())) {
-        throw new GpuCheck.Fail("enqueueV3 refused");
-      }
-      timer.stop();
-      stream.synchronize();
-      ms[i] = timer.elapsedMsCompleted();
+      ms[i] = timedRun(ctx, stream, timer);
     }
     Arrays.sort(ms);
     return ms[n / 2];
@@ -628,11 +633,7 @@ final class BatchedChecks implements AutoCloseable {
         }));
         modes.put("raw + CUDA events", new Mode(() -> {
           rows.bind(raw);
-          rawTimer.start();
-          raw.enqueueV3(rawStream.handle());
-          rawTimer.stop();
-          rawStream.synchronize();
-          rawTimer.elapsedMsCompleted();
+          timedRun(raw, rawStream, rawTimer);
         }));
         modes.put("raw, user-managed memory", new Mode(() -> {
           rows.bind(rawUser);
@@ -640,11 +641,7 @@ final class BatchedChecks implements AutoCloseable {
         }));
         modes.put("raw, user-managed + CUDA events", new Mode(() -> {
           rows.bind(rawUser);
-          rawTimer.start();
-          rawUser.enqueueV3(rawStream.handle());
-          rawTimer.stop();
-          rawStream.synchronize();
-          rawTimer.elapsedMsCompleted();
+          timedRun(rawUser, rawStream, rawTimer);
         }));
         modes.put("traced, noop tracer", new SharedMode(noop, traced, rows, b));
         modes.put("traced, full tracing", new SharedMode(full, traced, rows, b));
