@@ -1,8 +1,6 @@
 package io.github.trtrace.benchmarks.peers;
 
-import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
-import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TracerStats;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -262,58 +260,42 @@ public final class OpenLoopCallerCost {
         System.setProperty("log4j2.asyncLoggerWaitStrategy", "Timeout");
         Log4j2AsyncBenchmark b = new Log4j2AsyncBenchmark();
         b.setUp();
-        yield new Sdk() {
-          @Override
-          public void request(Producer p) {
-            b.request(p);
-          }
-
-          @Override
-          public long closeAndCount() {
-            b.tearDown();
-            return WrittenLines.lastWritten;
-          }
-        };
+        yield peer(b::request, b::tearDown, () -> WrittenLines.lastWritten, 1);
       }
       case "logback" -> {
         LogbackAsyncBenchmark b = new LogbackAsyncBenchmark();
         b.setUp();
-        yield new Sdk() {
-          @Override
-          public void request(Producer p) {
-            b.request(p);
-          }
-
-          @Override
-          public long closeAndCount() {
-            b.tearDown();
-            return WrittenLines.lastWritten;
-          }
-        };
+        yield peer(b::request, b::tearDown, () -> WrittenLines.lastWritten, 1);
       }
       case "otel" -> {
         OtelSdkBenchmark b = new OtelSdkBenchmark();
         b.setUp();
-        yield new Sdk() {
-          @Override
-          public void request(Producer p) {
-            b.request(p);
-          }
-
-          @Override
-          public long closeAndCount() {
-            b.tearDown();
-            return OtelSdkBenchmark.lastExported;
-          }
-
-          @Override
-          public int linesPerRequest() {
-            return 5;
-          }
-        };
+        yield peer(b::request, b::tearDown, () -> OtelSdkBenchmark.lastExported, 5);
       }
       default -> throw new IllegalArgumentException(
           "sdk must be trtrace, trtrace@<maxWriteDelay ms>, trtrace-start, log4j2, logback or otel: " + sdk);
+    };
+  }
+
+  /** A peer SDK's benchmark state as an {@link Sdk}: its request, its tear-down, the lines it wrote. */
+  private static Sdk peer(java.util.function.Consumer<Producer> request, Runnable tearDown,
+      java.util.function.LongSupplier written, int linesPerRequest) {
+    return new Sdk() {
+      @Override
+      public void request(Producer p) {
+        request.accept(p);
+      }
+
+      @Override
+      public long closeAndCount() {
+        tearDown.run();
+        return written.getAsLong();
+      }
+
+      @Override
+      public int linesPerRequest() {
+        return linesPerRequest;
+      }
     };
   }
 
@@ -331,7 +313,7 @@ public final class OpenLoopCallerCost {
     return new Sdk() {
       @Override
       public void request(Producer p) {
-        tracer.run(RequestShape.MODEL, p.nextRequestId(), OpenLoopCallerCost::body);
+        tracer.run(RequestShape.MODEL, p.nextRequestId(), TrtraceFileBenchmark::body);
       }
 
       @Override
@@ -357,24 +339,6 @@ public final class OpenLoopCallerCost {
         return WrittenLines.lastWritten;
       }
     };
-  }
-
-  /** {@link TrtraceFileBenchmark#request}'s body: four stages, the same 15 fields. */
-  private static void body(InferenceTrace t) {
-    t.stage(Stage.QUEUE).close();
-    InferenceTrace.StageTimer s = t.stage(Stage.PREPROCESS);
-    t.inputTokens(RequestShape.INPUT_TOKENS);
-    s.close();
-    s = t.stage(Stage.INFER);
-    t.addGpuMs(RequestShape.GPU_MS);
-    s.close();
-    s = t.stage(Stage.DECODE);
-    t.token();
-    t.token();
-    s.close();
-    t.outputTokens(RequestShape.OUTPUT_TOKENS).engineFingerprint(RequestShape.FINGERPRINT);
-    t.attribute("tenant", RequestShape.TENANT).attribute("route", RequestShape.ROUTE);
-    t.traceContext(RequestShape.TRACE_ID, RequestShape.SPAN_ID);
   }
 
   private static long closeTrtrace(InferenceTracer tracer, Path dir) {
