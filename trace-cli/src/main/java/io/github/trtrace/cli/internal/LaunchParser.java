@@ -95,17 +95,17 @@ final class LaunchParser {
         switch (name) {
           case LAUNCH_ID -> l.id = t == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : -1;
           case "timestamp" -> {
-            String ts = text(p, t);
+            String ts = RecordParser.text(p, t);
             l.timestampMicros = ts == null ? Rec.NO_TIME : RecordParser.micros(ts);
           }
-          case "phase" -> l.phase = text(p, t);
+          case "phase" -> l.phase = RecordParser.text(p, t);
           case "batch_size" -> l.batchSize = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "prefill_tokens" -> l.prefillTokens = count(p, t);
           case "decode_rows" -> l.decodeRows = (int) Math.min(Integer.MAX_VALUE, count(p, t));
-          case "gpu_ms" -> l.gpuMs = number(p, t);
-          case "host_ms" -> l.hostMs = number(p, t);
-          case "status" -> l.status = text(p, t);
-          case "error_type" -> l.errorType = text(p, t);
+          case "gpu_ms" -> l.gpuMs = RecordParser.number(p, t);
+          case "host_ms" -> l.hostMs = RecordParser.number(p, t);
+          case "status" -> l.status = RecordParser.text(p, t);
+          case "error_type" -> l.errorType = RecordParser.text(p, t);
           case "members_truncated" -> l.membersTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "members" -> {
             if (t != JsonToken.START_ARRAY) {
@@ -145,10 +145,10 @@ final class LaunchParser {
         String name = p.currentName();
         JsonToken v = p.nextToken();
         switch (name) {
-          case "request_id" -> id = text(p, v);
+          case "request_id" -> id = RecordParser.text(p, v);
           case "prefill_tokens" -> prefill = count(p, v);
           case "decode_rows" -> decode = count(p, v);
-          case "share_ms" -> share = number(p, v);
+          case "share_ms" -> share = RecordParser.number(p, v);
           default -> p.skipChildren();
         }
       }
@@ -161,22 +161,6 @@ final class LaunchParser {
       l.memberShare[i] = share;
     }
     return t == JsonToken.END_ARRAY ? null : "a member is not an object";
-  }
-
-  private static @Nullable String text(JsonParser p, JsonToken t) throws IOException {
-    if (t == JsonToken.VALUE_STRING) {
-      return p.getText();
-    }
-    p.skipChildren();
-    return null;
-  }
-
-  private static double number(JsonParser p, JsonToken t) throws IOException {
-    if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
-      return p.getDoubleValue();
-    }
-    p.skipChildren();
-    return Double.NaN;
   }
 
   private static long count(JsonParser p, JsonToken t) throws IOException {

@@ -156,7 +156,8 @@ final class RecordParser {
     }
   }
 
-  private static @Nullable String text(JsonParser p, JsonToken t) throws IOException {
+  /** A string value, or null (and the value skipped) when it is not one; shared with {@link LaunchParser}. */
+  static @Nullable String text(JsonParser p, JsonToken t) throws IOException {
     if (t == JsonToken.VALUE_STRING) {
       return p.getText();
     }
@@ -164,7 +165,8 @@ final class RecordParser {
     return null;
   }
 
-  private static double number(JsonParser p, JsonToken t) throws IOException {
+  /** A number, or NaN (and the value skipped) when it is not one; shared with {@link LaunchParser}. */
+  static double number(JsonParser p, JsonToken t) throws IOException {
     if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
       return p.getDoubleValue();
     }
