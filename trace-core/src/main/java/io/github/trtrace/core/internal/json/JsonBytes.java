@@ -23,8 +23,12 @@ public final class JsonBytes implements JsonOutput {
   /** The most bytes one UTF-16 char of a string can become: a backslash-u escape. */
   private static final int MAX_BYTES_PER_CHAR = 6;
 
+  /** Names whose encoded form ({@code "name":}) is kept, by identity: a record's field names are constants. */
+  private static final int MAX_CACHED_NAMES = 256;
+
   private final int maxStringLength;
   private final JsonNesting nesting = new JsonNesting();
+  private final java.util.IdentityHashMap<String, byte[]> names = new java.util.IdentityHashMap<>();
   private byte[] buf = new byte[1024];
   private int len;
 
@@ -101,8 +105,19 @@ public final class JsonBytes implements JsonOutput {
     if (nesting.beforeName(name)) {
       put(',');
     }
-    writeString(name, maxStringLength);
-    put(':');
+    byte[] encoded = names.get(name);
+    if (encoded == null) {
+      int start = len;
+      writeString(name, maxStringLength);
+      put(':');
+      if (names.size() < MAX_CACHED_NAMES) {
+        names.put(name, Arrays.copyOfRange(buf, start, len));
+      }
+      return this;
+    }
+    ensure(encoded.length);
+    System.arraycopy(encoded, 0, buf, len, encoded.length);
+    len += encoded.length;
     return this;
   }
 
