@@ -109,10 +109,11 @@ public final class LaunchLog implements AutoCloseable {
   /**
    * Queues a {@code kernels} line for launch {@code launchId} (see {@link SharedLaunch.ActivityLog}); false
    * (counted with the launch lines' drops, logged) when full or closed. Copies at most {@link #MAX_ACTIVITIES}.
+   * {@code epochNanos}: the tracer's wall clock now (the line's timestamp).
    */
-  boolean offerActivities(long launchId, List<SharedLaunch.GpuActivity> list, int notListed) {
+  boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed) {
     int listed = Math.min(list.size(), MAX_ACTIVITIES);
-    ActivityLine a = new ActivityLine(launchId, epochNanosNow(), List.copyOf(list.subList(0, listed)),
+    ActivityLine a = new ActivityLine(launchId, epochNanos, List.copyOf(list.subList(0, listed)),
         Math.max(0, notListed) + (list.size() - listed));
     offered.increment();
     if (closed || !activities.offer(a)) {
@@ -123,11 +124,6 @@ public final class LaunchLog implements AutoCloseable {
     }
     java.util.concurrent.locks.LockSupport.unpark(worker);
     return true;
-  }
-
-  private static long epochNanosNow() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
   /** offered, written (as of the last flush), dropped (queue full), lost (I/O errors). */
