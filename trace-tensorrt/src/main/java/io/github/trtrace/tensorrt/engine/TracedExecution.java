@@ -340,8 +340,11 @@ final class TracedExecution<C> implements AutoCloseable {
           } finally {
             target.afterEnqueue();
           }
-          slot.synchronize();
-          target.finished();
+          try {
+            slot.synchronize();
+          } finally {
+            target.finished(); // also when the wait failed: a recorder counts its launches in flight
+          }
         } finally {
           if (host != null) {
             host.close();

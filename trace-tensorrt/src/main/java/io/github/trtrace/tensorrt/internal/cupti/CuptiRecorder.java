@@ -42,8 +42,11 @@ import org.slf4j.LoggerFactory;
  * flushes CUPTI's completed buffers ({@code cuptiActivityFlushAll(0)}, never on the launch path) while launches
  * await their records, joins rows to launches ({@link KernelJoiner}) and writes their lines to the launch log.
  *
- * <p>While on, CUPTI records every kernel of the process, not only the chosen launches' (the activity kinds are
- * process-wide); the rows of other launches are counted as uncorrelated and dropped.
+ * <p>The activity kinds are process-wide: while enabled, CUPTI records every kernel of the process. So they are
+ * enabled only while a recorded launch is in flight: the first {@link #begin} enables them, the last {@link
+ * #completed} disables them (a count under a lock, on the launching threads), and launches that are not recorded
+ * run with CUPTI's activity collection off. Work of other launches overlapping a recorded one is recorded too and
+ * counted as uncorrelated.
  */
 public final class CuptiRecorder implements LaunchRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(CuptiRecorder.class);
@@ -79,6 +82,10 @@ public final class CuptiRecorder implements LaunchRecorder {
   private final CUpti_Subscriber_st subscriber = new CUpti_Subscriber_st((Pointer) null);
   private final Thread worker;
   private volatile RecorderStats stats = RecorderStats.NONE;
+  /** Recorded launches between begin and completed; the kinds are enabled while it is above zero. */
+  private final Object kindsLock = new Object();
+  private int inFlight;
+  private boolean kindsEnabled;
 
   private record Completion(long launchId, SharedLaunch.ActivityLog log, long nanos) {}
 
@@ -144,18 +151,35 @@ public final class CuptiRecorder implements LaunchRecorder {
       unsubscribe();
       return "cuptiActivityRegisterCallbacks failed: " + result(rc);
     }
+    // enabled once here to learn whether CUPTI lets us, then off until a recorded launch begins
+    String refused = enableKinds();
+    if (refused != null) {
+      unsubscribe();
+      return refused;
+    }
+    disableKinds();
+    return null;
+  }
+
+  /** Enables the activity kinds; null when all are on, else why not (the ones enabled are disabled again). */
+  private @Nullable String enableKinds() {
     for (int i = 0; i < KINDS.length; i++) {
-      rc = cupti.cuptiActivityEnable(KINDS[i]);
+      int rc = cupti.cuptiActivityEnable(KINDS[i]);
       if (rc != cupti.CUPTI_SUCCESS) {
         for (int j = i - 1; j >= 0; j--) {
           check("cuptiActivityDisable", cupti.cuptiActivityDisable(KINDS[j]));
         }
-        unsubscribe();
         return "cuptiActivityEnable(activity kind " + KINDS[i] + ") failed: " + result(rc)
             + (rc == cupti.CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client is attached)" : "");
       }
     }
     return null;
+  }
+
+  private void disableKinds() {
+    for (int i = KINDS.length - 1; i >= 0; i--) {
+      check("cuptiActivityDisable", cupti.cuptiActivityDisable(KINDS[i]));
+    }
   }
 
   private void unsubscribe() {
@@ -181,12 +205,35 @@ public final class CuptiRecorder implements LaunchRecorder {
 
   @Override
   public boolean begin(long launchId) {
+    synchronized (kindsLock) {
+      if (!kindsEnabled) {
+        String refused = enableKinds();
+        if (refused != null) {
+          failedCalls.increment();
+          warned.warn("enable", "trtrace: kernels of launch {} not recorded: {} (said once)", launchId, refused);
+          return false;
+        }
+        kindsEnabled = true;
+      }
+      inFlight++;
+    }
     int rc = cupti.cuptiActivityPushExternalCorrelationId(cupti.CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, launchId);
     if (rc != cupti.CUPTI_SUCCESS) {
       check("cuptiActivityPushExternalCorrelationId", rc);
+      release();
       return false;
     }
     return true;
+  }
+
+  /** One recorded launch less in flight; the last one disables the activity kinds. */
+  private void release() {
+    synchronized (kindsLock) {
+      if (--inFlight == 0 && kindsEnabled) {
+        disableKinds();
+        kindsEnabled = false;
+      }
+    }
   }
 
   @Override
@@ -197,6 +244,7 @@ public final class CuptiRecorder implements LaunchRecorder {
 
   @Override
   public void completed(long launchId, SharedLaunch.ActivityLog log) {
+    release();
     if (!completions.offer(new Completion(launchId, log, System.nanoTime()))) {
       completionsDropped.increment();
       warned.warn("completions", "trtrace: kernel records of launch {} not kept: {} launches await their records",

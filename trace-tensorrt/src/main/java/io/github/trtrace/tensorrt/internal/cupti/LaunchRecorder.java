@@ -38,7 +38,10 @@ public interface LaunchRecorder {
   /** Just after the enqueue, on the same thread as {@link #begin}. */
   void end(long launchId);
 
-  /** The launch finished on the device: its records, once CUPTI delivered them, are written to {@code log}. */
+  /**
+   * The launch finished on the device (or its wait failed): its records, once CUPTI delivered them, are written
+   * to {@code log}. Called once after every {@link #begin} that returned true.
+   */
   void completed(long launchId, SharedLaunch.ActivityLog log);
 
   /**
