@@ -63,6 +63,10 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * <p>A shared launch the {@link KernelRecordPolicy} picks (off by default) has its GPU kernels recorded through
+ * CUPTI and written to the launch log as a {@code kernels} line; with an NVTX tool attached, each shared launch's
+ * enqueue is inside an NVTX range {@code trtrace launch <id>} (see docs/tensorrt.md).
+ *
  * <p>The engine itself stays yours: closing a {@code TracedEngine} destroys its contexts, streams,
  * events, activation memory and shim objects (in reverse order of creation), not the {@code
  * ICudaEngine}.

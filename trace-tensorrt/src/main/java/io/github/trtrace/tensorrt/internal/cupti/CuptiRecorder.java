@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * The process's CUPTI activity recorder (CUPTI's activity API is process-wide: one per process). Started on
  * the first launch an engine chooses to record, never before: a process whose engines record nothing loads no
  * CUPTI library. Starting subscribes to CUPTI (which fails when another tool, Nsight for one, already did: then
- * kernel records stay off, said once), registers the buffer callbacks and enables the concurrent-kernel,
- * memcpy, memset and external-correlation activity kinds, every return code checked.
+ * kernel records stay off, said once), registers the buffer callbacks and checks that the concurrent-kernel,
+ * memcpy, memset, external-correlation, runtime-API and driver-API activity kinds can be enabled, every return
+ * code checked.
  *
  * <p>Threads: the launching thread only pushes and pops the external id around the enqueue and queues the
  * launch's completion. CUPTI's buffer-completed callback (CUPTI's thread, or the flushing one) copies records
@@ -59,9 +60,15 @@ public final class CuptiRecorder implements LaunchRecorder {
   static final int COMPLETION_QUEUE = 4096;
   static final int MAX_PER_LAUNCH = 512;
   static final long SETTLE_NANOS = 20_000_000L;
+  /**
+   * The GPU work, and the external correlations. CUPTI writes an external-correlation record before each API
+   * activity record made while an external id is pushed, so the runtime and driver API kinds are enabled too (their
+   * records carry the correlation id a kernel shares with the call that launched it; they are read past, not kept).
+   */
   private static final int[] KINDS = {
       cupti.CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cupti.CUPTI_ACTIVITY_KIND_MEMCPY,
-      cupti.CUPTI_ACTIVITY_KIND_MEMSET, cupti.CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+      cupti.CUPTI_ACTIVITY_KIND_MEMSET, cupti.CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+      cupti.CUPTI_ACTIVITY_KIND_RUNTIME, cupti.CUPTI_ACTIVITY_KIND_DRIVER};
 
   private final CuptiRecords records;
   private final KernelJoiner joiner;
@@ -124,7 +131,8 @@ public final class CuptiRecorder implements LaunchRecorder {
       return OFF;
     }
     r.worker.start();
-    LOG.info("trtrace: kernel records on: CUPTI activity (concurrent kernel, memcpy, memset, external correlation)");
+    LOG.info("trtrace: kernel records on: CUPTI activity (concurrent kernel, memcpy, memset, external correlation,"
+        + " runtime and driver API), enabled while a recorded launch runs");
     return r;
   }
 
