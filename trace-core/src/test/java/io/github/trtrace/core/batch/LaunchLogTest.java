@@ -146,6 +146,31 @@ class LaunchLogTest {
   }
 
   @Test
+  void aKernelsLineListsAtMostItsBoundAndCountsTheRestWithTheRecordersOwn() throws Exception {
+    Path log = dir.resolve("many-kernels.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        id = l.id();
+        activities = l.activityLog();
+      }
+      List<SharedLaunch.GpuActivity> many = new ArrayList<>();
+      int n = io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES + 10;
+      for (int i = 0; i < n; i++) {
+        many.add(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k" + i, i * 10L, i * 10L + 5,
+            1, 1, 1, 32, 1, 1, 0));
+      }
+      assertThat(activities.write(id, many, 7)).isTrue();
+      f.tracer.flush().join();
+      JsonNode k = read(log).get(1);
+      assertThat(k.get("kernels")).hasSize(io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES);
+      assertThat(k.get("activities_truncated").asInt()).isEqualTo(17);
+      assertThat(k.get("kernel_count").asInt()).isEqualTo(io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES);
+    }
+  }
+
+  @Test
   void aTracerWithoutLaunchLogDropsKernelLinesAndSaysSo() {
     try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", batch -> {}))
         .shutdownHook(false).build()) {
