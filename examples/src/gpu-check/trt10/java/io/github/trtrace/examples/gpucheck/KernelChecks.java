@@ -270,7 +270,8 @@ final class KernelChecks {
         artifacts.toString()))).redirectErrorStream(true).start();
     String text = drain(p, 300);
     Files.writeString(out, text);
-    text.lines().filter(l -> l.startsWith("B=8") || l.contains("kernel records are off") || l.startsWith("PROBE"))
+    text.lines().filter(l -> l.contains("taken B=8") || l.contains("kernel records are off") || l.startsWith("PROBE")
+            || l.startsWith("probe:"))
         .forEach(l -> System.out.println("   " + l));
     if (p.exitValue() != 0 || !text.contains("PROBE taken PASS")) {
       throw new GpuCheck.Fail("child (CUPTI taken first) exit " + p.exitValue() + ": " + tail(text));
