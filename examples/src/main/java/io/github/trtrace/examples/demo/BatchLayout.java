@@ -53,7 +53,17 @@ final class BatchLayout {
    * A 2-D copy in floats ({@code cudaMemcpy2DAsync} in bytes: every figure times 4): {@code height} lines of
    * {@code width}, line j from {@code srcOffset + j * srcPitch} to {@code dstOffset + j * dstPitch}.
    */
-  record Copy(long srcOffset, long srcPitch, long dstOffset, long dstPitch, long width, long height) {}
+  record Copy(long srcOffset, long srcPitch, long dstOffset, long dstPitch, long width, long height) {
+    /** One past the last float read. */
+    long srcEnd() {
+      return srcOffset + (height - 1) * srcPitch + width;
+    }
+
+    /** One past the last float written. */
+    long dstEnd() {
+      return dstOffset + (height - 1) * dstPitch + width;
+    }
+  }
 
   private final int rows;
   private final int step;
