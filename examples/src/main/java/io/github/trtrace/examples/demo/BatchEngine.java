@@ -120,7 +120,7 @@ final class BatchEngine implements AutoCloseable {
   private final int maxBatch;
   private final int index;
   private final InferenceTracer tracer;
-  /** The engine's fingerprint in the launch log: the model and the replica. */
+  /** The engine fingerprint its launches are opened with ({@link StepModel#fingerprint}). */
   private final String fingerprint;
   private final LinkedBlockingQueue<Request> inbox = new LinkedBlockingQueue<>();
   private final AtomicInteger load = new AtomicInteger();

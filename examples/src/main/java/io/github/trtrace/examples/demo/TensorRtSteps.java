@@ -48,7 +48,7 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  * refusals (a shape or address not set, an enqueue refused) throw with the tensor named. One thread at a time.
  *
  * <pre>{@code
- * TensorRtSteps steps = new TensorRtSteps(engine, config, extents, 16, roofline, peak, outputTokens);
+ * TensorRtSteps steps = new TensorRtSteps("demo-llm-trt", tracedEngine, config, extents, 16, roofline, peak, outputTokens);
  * BatchEngine e = BatchEngine.start(steps, BatchEngine.Settings.continuous(), 0, tracer);
  * }</pre>
  */
