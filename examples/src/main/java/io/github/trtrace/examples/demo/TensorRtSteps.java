@@ -84,6 +84,8 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
   private final IntPointer hostPositions;
   private final FloatPointer hostMask;
   private final FloatPointer hostLogits;
+  /** {@code hostLogits} in bytes: a copy's destination is its position, which a {@code void*} takes in bytes. */
+  private final BytePointer hostLogitsBytes;
 
   /**
    * Device buffers for launches of up to {@code extents} (rows at most the engine profile's) and {@code slots}
@@ -124,6 +126,7 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       hostPositions = own(new IntPointer(tokens));
       hostMask = own(new FloatPointer(tokens * wide));
       hostLogits = own(new FloatPointer((long) extents.maxRows() * c.vocab()));
+      hostLogitsBytes = new BytePointer(hostLogits).capacity(4L * extents.maxRows() * c.vocab());
     } catch (RuntimeException | Error e) {
       close();
       throw e;
@@ -319,9 +322,8 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       }
     }
     int v = c.vocab();
-    hostLogits.position(0);
     for (int r = 0; r < l.rows(); r++) {
-      logits.copyToAsync(new BytePointer(hostLogits).position(4L * r * v), 4 * l.lastLogits(r, v), 4L * v, copies);
+      logits.copyToAsync(hostLogitsBytes.position(4L * r * v), 4 * l.lastLogits(r, v), 4L * v, copies);
     }
     copies.synchronize();
     float[][] out = new float[l.rows()][v];
