@@ -135,7 +135,7 @@ public final class Demo {
     }
     summarize(outcomes, out);
 
-    LogAnalysis analysis = Analysis.run(o.log(), outcomes, out);
+    LogAnalysis analysis = Analysis.run(o.log(), outcomes, backend instanceof CpuBackend ? "CPU" : "GPU", out);
     out.printf(Locale.ROOT, "%n(demo took %.1f s)%n", (System.nanoTime() - t0) / 1e9);
     return new Result(plan, outcomes, analysis, capacity);
   }
