@@ -623,6 +623,21 @@ final class BatchedChecks implements AutoCloseable {
       io.github.trtrace.tensorrt.cuda.DeviceMemory activations =
           io.github.trtrace.tensorrt.cuda.DeviceMemory.allocate(engine.getDeviceMemorySizeV2());
       rawUser.setDeviceMemoryV2(activations.pointer(), activations.bytes());
+      // Ablations of a slot without TracedEngine's Java path (issue 18 item 4: where the engine path's cost is):
+      // a second context over the same activation block, as a slot's plain and profiled contexts share one;
+      // a raw context with the slot's error recorder attached and drained after each launch; and both with the
+      // CUDA event pair, which is everything a slot does around an unprofiled launch.
+      io.github.trtrace.tensorrt.cuda.DeviceMemory pairMemory =
+          io.github.trtrace.tensorrt.cuda.DeviceMemory.allocate(engine.getDeviceMemorySizeV2());
+      IExecutionContext pairA = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      IExecutionContext pairB = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      pairA.setDeviceMemoryV2(pairMemory.pointer(), pairMemory.bytes());
+      pairB.setDeviceMemoryV2(pairMemory.pointer(), pairMemory.bytes());
+      ShimErrorRecorder rawRecorder = ShimErrorRecorder.create();
+      IExecutionContext rawRecorded = engine.createExecutionContext();
+      rawRecorded.setErrorRecorder(rawRecorder.asTensorRt());
+      pairA.setErrorRecorder(rawRecorder.asTensorRt());
+      pairB.setErrorRecorder(rawRecorder.asTensorRt());
       SplittableRandom rnd = new SplittableRandom(5);
       for (int b : new int[] {1, 8}) {
         rows.stageDecode(b, 128, rnd);
@@ -642,6 +657,24 @@ final class BatchedChecks implements AutoCloseable {
         modes.put("raw, user-managed + CUDA events", new Mode(() -> {
           rows.bind(rawUser);
           timedRun(rawUser, rawStream, rawTimer);
+        }));
+        modes.put("raw + error recorder drained", new Mode(() -> {
+          rows.bind(rawRecorded);
+          run(rawRecorded, rawStream);
+          if (!rawRecorder.drain().isEmpty()) {
+            throw new GpuCheck.Fail("the raw recorded context reported an error");
+          }
+        }));
+        modes.put("raw, 2 contexts on 1 memory block", new Mode(() -> {
+          rows.bind(pairA);
+          run(pairA, rawStream);
+        }));
+        modes.put("raw, slot-like (2 ctx, recorder, events)", new Mode(() -> {
+          rows.bind(pairA);
+          timedRun(pairA, rawStream, rawTimer);
+          if (!rawRecorder.drain().isEmpty()) {
+            throw new GpuCheck.Fail("the raw slot-like context reported an error");
+          }
         }));
         modes.put("traced, noop tracer", new SharedMode(noop, traced, rows, b));
         modes.put("traced, full tracing", new SharedMode(full, traced, rows, b));
@@ -682,6 +715,11 @@ final class BatchedChecks implements AutoCloseable {
       }
       TensorRtObjects.destroy(raw);
       TensorRtObjects.destroy(rawUser);
+      TensorRtObjects.destroy(rawRecorded);
+      TensorRtObjects.destroy(pairA);
+      TensorRtObjects.destroy(pairB);
+      rawRecorder.close();
+      pairMemory.close();
       activations.close();
     }
     Files.writeString(artifacts.resolve("batched-overhead.txt"), out.toString());

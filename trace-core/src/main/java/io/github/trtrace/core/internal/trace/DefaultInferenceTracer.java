@@ -92,7 +92,7 @@ final class DefaultInferenceTracer implements InferenceTracer {
         b.inputDigest, b.veryLongInputChars, handoff, misuse);
     this.garbageFree = b.garbageFree;
     this.systemClocks = b.systemClocks;
-    this.calibration = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
+    calibrate();
     this.launches = new io.github.trtrace.core.internal.batch.Launches(nanoClock, this::epochNanosAt, listeners,
         b.launchLogSink == null ? null
             : new io.github.trtrace.core.internal.batch.LaunchLog(b.launchLogSink, b.launchLogMembers),
@@ -117,43 +117,54 @@ final class DefaultInferenceTracer implements InferenceTracer {
   }
 
   /**
-   * With the system clocks, a request's wall-clock start is derived from {@code System.nanoTime()}
-   * and a wall-clock reading taken at most {@link #RECALIBRATE_NANOS} earlier, because {@code
-   * Clock.instant()} makes an {@code Instant} per call (its {@code EPOCH} shortcut defeats escape
-   * analysis), and the record wants more than {@code currentTimeMillis()}'s precision. The derived
-   * time is off from the wall clock by the clocks' drift over at most a second (microseconds), plus
-   * any step the wall clock takes within that second. Test clocks ({@code clocks(...)}) are read as
-   * they are, once per trace.
+   * With the system clocks, a request's wall-clock start is {@code System.nanoTime()} plus an offset taken
+   * from one {@code Clock.instant()} reading, because {@code Clock.instant()} makes an {@code Instant} per
+   * call (its {@code EPOCH} shortcut defeats escape analysis), and the record wants more than {@code
+   * currentTimeMillis()}'s precision. At most every {@link #RECALIBRATE_NANOS} a caller checks the offset
+   * against {@code Clock.millis()} (no allocation) and takes a new {@code Instant} reading only when the
+   * derived time has left that millisecond by more than {@link #DRIFT_NANOS} (NTP slewing over many
+   * seconds, or a step of the wall clock). So the derived time is within about 1.5 ms of the wall clock,
+   * and the check allocates nothing: it runs on whatever thread calls (the scheduler's too, where a
+   * launch must allocate nothing). Test clocks ({@code clocks(...)}) are read as they are, once per trace.
    */
   private final boolean systemClocks;
 
   static final long RECALIBRATE_NANOS = 1_000_000_000L;
-  private volatile Calibration calibration;
-
-  /** A wall-clock reading and the monotonic clock at the same moment. */
-  private static final class Calibration {
-    final long epochNanos;
-    final long nanos;
-
-    Calibration(long epochNanos, long nanos) {
-      this.epochNanos = epochNanos;
-      this.nanos = nanos;
-    }
-  }
+  static final long DRIFT_NANOS = 500_000L;
+  /** Epoch nanos minus {@code nanoTime()}, from the last {@code Instant} reading. */
+  private volatile long offsetNanos;
+  /** The monotonic reading of the last check; two threads checking at once only repeat a check. */
+  private volatile long checkedAt;
 
   /** The wall clock, in epoch nanos, at monotonic reading {@code nanos} (just taken). */
   long epochNanosAt(long nanos) {
     if (!systemClocks) {
       return DefaultInferenceTrace.toEpochNanos(wallClock.instant());
     }
-    Calibration c = calibration;
-    long since = nanos - c.nanos;
-    if (since < 0 || since >= RECALIBRATE_NANOS) {
-      c = new Calibration(DefaultInferenceTrace.toEpochNanos(wallClock.instant()), nanoClock.getAsLong());
-      calibration = c;
-      since = Math.max(0, nanos - c.nanos);
+    if (nanos - checkedAt >= RECALIBRATE_NANOS) {
+      check(nanos);
     }
-    return c.epochNanos + since;
+    return nanos + offsetNanos;
+  }
+
+  private void check(long nanos) {
+    checkedAt = nanos;
+    if (drifted(nanos + offsetNanos, wallClock.millis())) {
+      calibrate();
+    }
+  }
+
+  /** Whether a derived time is more than {@link #DRIFT_NANOS} outside the wall clock's millisecond. */
+  static boolean drifted(long derivedEpochNanos, long wallMillis) {
+    long from = wallMillis * 1_000_000L;
+    return derivedEpochNanos < from - DRIFT_NANOS || derivedEpochNanos >= from + 1_000_000L + DRIFT_NANOS;
+  }
+
+  private void calibrate() {
+    long epoch = DefaultInferenceTrace.toEpochNanos(wallClock.instant());
+    long now = nanoClock.getAsLong();
+    offsetNanos = epoch - now;
+    checkedAt = now;
   }
 
   /**

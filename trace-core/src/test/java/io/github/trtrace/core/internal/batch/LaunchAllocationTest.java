@@ -25,6 +25,13 @@ class LaunchAllocationTest {
   static final int CHUNK = 250;
   static final int CHUNKS = 8;
   static final int MAX_ROUNDS = 12;
+  /**
+   * Past the tracer's once-a-second wall-clock check, twice: until that rarely taken branch is first taken, C2
+   * compiles it as a trap, and the deoptimisation rematerialises objects that escape analysis had removed
+   * (JDK 17: 2,248 B in one round after a 1.3 s warm-up, none with -XX:-EliminateAllocations); a later
+   * compilation of a caller can trap once more.
+   */
+  static final long WARM_UP_NANOS = 2_500_000_000L;
 
   @TempDir Path dir;
 
@@ -39,7 +46,8 @@ class LaunchAllocationTest {
         members[i] = tracer.start("m", "req-" + i);
       }
       Launches pool = owner(tracer);
-      for (int w = 0; w < 10; w++) {
+      long warmUntil = System.nanoTime() + WARM_UP_NANOS;
+      for (int w = 0; w < 10 || System.nanoTime() < warmUntil; w++) {
         launches(tracer, members);
       }
       int steady = 0;
@@ -63,6 +71,47 @@ class LaunchAllocationTest {
         t.close();
       }
     }
+  }
+
+  /**
+   * The tracer derives wall-clock times from {@code nanoTime()} and checks its offset once a second on the
+   * calling thread; that check allocated a calibration object and an {@code Instant} (56 B) on the
+   * scheduler's thread each second.
+   */
+  @Test
+  void launchesAcrossTheOnceASecondClockCheckAllocateNothing() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    threads.setThreadAllocatedMemoryEnabled(true);
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", b -> {}))
+        .garbageFree(true).shutdownHook(false).build()) {
+      InferenceTrace member = tracer.start("m", "req-1");
+      Launches pool = owner(tracer);
+      long until = System.nanoTime() + WARM_UP_NANOS;
+      while (System.nanoTime() < until) {
+        oneMemberLaunches(tracer, member, 1_000);
+      }
+      long grownBefore = pool.poolAllocations();
+      long before = threads.getCurrentThreadAllocatedBytes();
+      long end = System.nanoTime() + 2_300_000_000L; // two checks or more
+      long launches = 0;
+      while (System.nanoTime() < end) {
+        launches += oneMemberLaunches(tracer, member, 1_000);
+      }
+      long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+      assertThat(pool.poolAllocations()).isEqualTo(grownBefore);
+      assertThat(bytes).as("bytes for %d launches over 2.3 s", launches).isZero();
+      member.close();
+    }
+  }
+
+  private static long oneMemberLaunches(InferenceTracer tracer, InferenceTrace member, int n) {
+    for (int k = 0; k < n; k++) {
+      try (SharedLaunch l = tracer.launch("fp")) {
+        l.decode(member);
+        l.gpuMs(0.01);
+      }
+    }
+    return n;
   }
 
   @Test
