@@ -1,3 +1,4 @@
+// Over 400 lines: the scheduler (admission, chunked prefill, preemption, sampling, failures) is one loop whose state is shared by all its parts.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;

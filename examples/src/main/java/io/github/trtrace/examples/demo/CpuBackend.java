@@ -1,3 +1,4 @@
+// Over 400 lines: the model (layers, key/value cache with its int8 tail, batched matmul) and its two callers, generate and the batched step.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;

@@ -1,3 +1,4 @@
+// Over 400 lines: the engine build and cache, the start-up statement, and serving alone (generate, raw) beside the batched step model, with the javadoc each needs.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;

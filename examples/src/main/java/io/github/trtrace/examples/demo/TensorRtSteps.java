@@ -1,3 +1,4 @@
+// Over 400 lines: the device buffers of one step (allocation, staging, gather/scatter, binding, logits) with every CUDA and TensorRT return checked, and the javadoc on what the copies cost.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.SharedLaunch;
