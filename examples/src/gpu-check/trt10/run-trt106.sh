@@ -2,6 +2,8 @@
 # (see trace-tensorrt/GPU-RESULTS.md): runs the GPU check on TensorRT 10.6; output and artifacts under $OUT.
 set -o pipefail
 source .gpu/trt106/env.sh || exit 3
+# libcupti.so.12 and libnvToolsExt.so.1 staged by stage-app.sh (kernel records, NVTX ranges)
+export LD_LIBRARY_PATH=/root/app/native:$LD_LIBRARY_PATH
 export NCCL_NVLS_ENABLE=0
 rm -rf /tmp/trtrace-artifacts && mkdir -p /tmp/trtrace-artifacts
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv | tee /tmp/trtrace-artifacts/nvidia-smi.csv

@@ -5,7 +5,8 @@
 # folder for the GPU host.
 # Usage: examples/src/gpu-check/trt10/stage-app.sh [destination folder, relative to where you run it; default
 #   <root>/.gpu/app] [maven profile: empty for the default line (TensorRT 10.15), or trt-10.6 (trace-tensorrt/pom.xml)]
-# Then run there: source <TensorRT env.sh> && $JAVA -cp '<folder>/*' io.github.trtrace.examples.gpucheck.GpuCheck
+# Then run there: source <TensorRT env.sh> && LD_LIBRARY_PATH=<folder>/native:$LD_LIBRARY_PATH \
+#   $JAVA -cp '<folder>/*' io.github.trtrace.examples.gpucheck.GpuCheck
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../../.." && pwd)
 DEST=${1:-$ROOT/.gpu/app}
@@ -65,4 +66,18 @@ javac --release 17 -nowarn -cp "$CP:$M2/org/jspecify/jspecify/$JSPECIFY/jspecify
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
 jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt-model/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
+# Kernel records (CUPTI) and NVTX ranges need this CUDA line's libcupti and, on CUDA <= 12, libnvToolsExt: taken from
+# the cuda preset's redist jar into <folder>/native, which run-trt106.sh puts on LD_LIBRARY_PATH (the preset's
+# libjnicupti.so is in the cuda-...-linux-x86_64.jar above). Without them the check's kernel records say off.
+REDIST=$M2/org/bytedeco/cuda/$CUDA/cuda-$CUDA-linux-x86_64-redist.jar
+[ -f "$REDIST" ] || mvn -B -q dependency:get -Dartifact=org.bytedeco:cuda:$CUDA:jar:linux-x86_64-redist -Dtransitive=false || true
+if [ -f "$REDIST" ]; then
+  mkdir -p "$DEST/native"
+  for lib in $(unzip -Z1 "$REDIST" | grep -E '^org/bytedeco/cuda/linux-x86_64/lib(cupti|nvToolsExt)\.so'); do
+    unzip -q -j -o "$REDIST" "$lib" -d "$DEST/native"
+  done
+  echo "native: $(ls "$DEST/native" | tr '\n' ' ')"
+else
+  echo "WARNING: no $REDIST: the kernel-record checks will say CUPTI could not be loaded" >&2
+fi
 du -sh "$DEST"; ls -la "$DEST"

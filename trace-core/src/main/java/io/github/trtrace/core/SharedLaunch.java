@@ -146,6 +146,24 @@ public interface SharedLaunch extends AutoCloseable {
    */
   SharedLaunch layers(java.util.List<InferenceRecord.LayerTime> layers);
 
+  /**
+   * Whether {@code requestId} is a member of this launch (added by {@link #prefill}, {@link #decode} or
+   * {@link #rows}): how an engine picks the launches of one request, e.g. to record its GPU kernels.
+   */
+  default boolean hasMember(String requestId) {
+    return false;
+  }
+
+  /**
+   * Where the GPU activities of this tracer's launches go once a profiler delivered them, after the launches
+   * closed (CUPTI hands its records over in buffers, late): the launch log, as a {@code kernels} line per
+   * launch, joined to the launch line by {@code launch_id}. Without a launch log, a log that drops everything.
+   * The same object for every launch of a tracer: keep it, not the launch.
+   */
+  default ActivityLog activityLog() {
+    return ActivityLog.NONE;
+  }
+
   /** {@link #error(String)} with the throwable's class name. */
   default SharedLaunch error(Throwable error) {
     return error(error == null ? "unknown" : error.getClass().getName());
@@ -165,6 +183,63 @@ public interface SharedLaunch extends AutoCloseable {
    */
   static @Nullable SharedLaunch current() {
     return io.github.trtrace.core.internal.trace.TracerFactory.currentLaunch();
+  }
+
+  /**
+   * One piece of GPU work a launch ran, as a profiler (CUPTI) recorded it: a kernel, a memory copy or a
+   * memset. Times are the profiler's clock in nanoseconds ({@code endNs >= startNs}); grid and block are a
+   * kernel's (0 otherwise); {@code bytes} a copy's or memset's (0 for a kernel). The name is bounded (at most
+   * {@link RecordConvention#MAX_TEXT_LENGTH} characters) when written.
+   *
+   * <pre>{@code
+   * new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "gemm_128x64", t0, t0 + 12_000,
+   *     64, 1, 1, 128, 1, 1, 0);
+   * }</pre>
+   */
+  record GpuActivity(String kind, String name, long startNs, long endNs,
+      int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ, long bytes) {
+    /** {@code kind} of a kernel. */
+    public static final String KERNEL = "kernel";
+    /** {@code kind} of a memory copy (its name says the direction, e.g. {@code HtoD}). */
+    public static final String MEMCPY = "memcpy";
+    /** {@code kind} of a memset. */
+    public static final String MEMSET = "memset";
+
+    public GpuActivity {
+      java.util.Objects.requireNonNull(kind, "kind");
+      java.util.Objects.requireNonNull(name, "name");
+      if (endNs < startNs) {
+        throw new IllegalArgumentException("endNs < startNs: " + endNs + " < " + startNs);
+      }
+    }
+
+    /** Duration in milliseconds. */
+    public double ms() {
+      return (endNs - startNs) / 1e6;
+    }
+  }
+
+  /**
+   * Writes the GPU activities recorded for a closed launch to the launch log (a {@code kernels} line): from
+   * any thread, never blocking; a full queue drops the line (counted in {@link Stats#dropped()}, logged).
+   *
+   * <pre>{@code
+   * SharedLaunch.ActivityLog log = launch.activityLog();    // while the launch is open
+   * // later, on the profiler's thread:
+   * log.write(launchId, activities, 0);
+   * }</pre>
+   */
+  interface ActivityLog {
+    /** A log that writes nothing (a tracer without a launch log). */
+    ActivityLog NONE = (launchId, activities, notListed) -> false;
+
+    /**
+     * Queues one {@code kernels} line for launch {@code launchId}: {@code activities} in start order (copied),
+     * {@code notListed} more that the recorder left out (its bound), written as {@code activities_truncated}.
+     *
+     * @return false when not queued (no launch log, queue full or closed)
+     */
+    boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed);
   }
 
   /**

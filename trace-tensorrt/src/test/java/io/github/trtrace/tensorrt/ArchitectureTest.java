@@ -26,7 +26,10 @@ class ArchitectureTest {
       "io.github.trtrace.tensorrt.log.TensorRtLogger",
       "io.github.trtrace.tensorrt.doctor.TensorRtDoctor",
       "io.github.trtrace.tensorrt.build.TracedBuilder",
-      "io.github.trtrace.tensorrt.engine.TracedEngine");
+      "io.github.trtrace.tensorrt.engine.TracedEngine",
+      // CUPTI through the cuda preset; the rest of internal.cupti (rows, joiner, recorder seam) stays pure Java
+      "io.github.trtrace.tensorrt.internal.cupti.CuptiRecorder",
+      "io.github.trtrace.tensorrt.internal.cupti.CuptiRecords");
   /** Packages of the native side (shim, NVML, CUDA timing), JavaCPP by nature. */
   static final Set<String> NATIVE_PACKAGES = Set.of(
       "io.github.trtrace.tensorrt.internal.shim", "io.github.trtrace.tensorrt.nvml", "io.github.trtrace.tensorrt.cuda");

@@ -27,12 +27,17 @@ final class Analysis {
 
   private Analysis() {}
 
-  /** Reads {@code log}, prints the conclusions and {@code trtrace stats}, writes {@code report.html} beside it. */
-  static LogAnalysis run(Path log, List<LoadGenerator.Outcome> outcomes, PrintStream out) throws IOException {
+  /**
+   * Reads {@code log}, prints the conclusions and {@code trtrace stats}, writes {@code report.html} beside it.
+   * {@code device} names what the launches' {@code gpu_ms} measured: {@code "CPU"} (the CPU backend's engine thread
+   * CPU time) or {@code "GPU"} (CUDA events).
+   */
+  static LogAnalysis run(Path log, List<LoadGenerator.Outcome> outcomes, String device, PrintStream out)
+      throws IOException {
     LogAnalysis a = LogAnalysis.read(List.of(log));
     Set<String> shown = a.slowestByCompute().stream().limit(3).map(LogAnalysis.Request::requestId)
         .collect(Collectors.toSet());
-    print(a, log, outcomes, GpuLine.read(log, shown), out);
+    print(a, log, outcomes, GpuLine.read(log, shown), device, out);
     out.println();
     out.println("== trtrace stats " + display(log) + " ==");
     a.printStats(out);
@@ -46,15 +51,16 @@ final class Analysis {
 
   /** Prints the operator's conclusions, each with a command that shows one example. */
   static void print(LogAnalysis a, Path log, List<LoadGenerator.Outcome> outcomes, PrintStream out) {
-    print(a, log, outcomes, Map.of(), out);
+    print(a, log, outcomes, Map.of(), "CPU", out);
   }
 
   /**
    * As {@link #print(LogAnalysis, Path, List, PrintStream)}, with the GPU figures of the slowest requests
-   * (roofline and NVML, {@link GpuLine}) printed under each of them when they were served on the GPU.
+   * (roofline and NVML, {@link GpuLine}) printed under each of them when they were served on the GPU, and the
+   * launches' measured time called {@code device} time.
    */
   static void print(LogAnalysis a, Path log, List<LoadGenerator.Outcome> outcomes,
-      Map<String, Map<String, String>> gpu, PrintStream out) {
+      Map<String, Map<String, String>> gpu, String device, PrintStream out) {
     String file = display(log);
     out.println();
     out.println("== What the records say (" + a.records() + " records in " + file + ", trtrace stats' figures) ==");
@@ -69,7 +75,7 @@ final class Analysis {
     List<LogAnalysis.Request> byCompute = a.slowestByCompute();
     long longOnes = byCompute.stream().filter(r -> r.inputTokens() >= LONG_INPUT).count();
     if (cpuKnee != null) { // batched records: each request's own compute, in CPU time
-      slowAnswersByCpu(cpuKnee, k, batch, slow, out);
+      slowAnswersByCpu(cpuKnee, k, batch, slow, device, out);
     } else if (k.found()) {
       out.printf(Locale.ROOT, "1. Slow answers are the long inputs: latency per token rises past a knee at %,.0f"
           + " input tokens.%n", k.tokens());
@@ -90,8 +96,8 @@ final class Analysis {
       out.printf(Locale.ROOT, "   %d of the %d largest compute shares had %,d+ input tokens; the %s:%n",
           top.stream().filter(q -> q.inputTokens() >= LONG_INPUT).count(), top.size(), LONG_INPUT,
           top.size() < 3 ? "largest" : "three largest");
-      top.stream().limit(3).forEach(q -> out.printf(Locale.ROOT, "     %s  %,d tokens  compute %.0f ms CPU"
-          + "  (latency %.0f ms, queue %.0f ms)%n", q.id(), q.inputTokens(), q.computeCpuMs(), q.latencyMs(),
+      top.stream().limit(3).forEach(q -> out.printf(Locale.ROOT, "     %s  %,d tokens  compute %.0f ms %s"
+          + "  (latency %.0f ms, queue %.0f ms)%n", q.id(), q.inputTokens(), q.computeCpuMs(), device, q.latencyMs(),
           q.queueMs()));
       if (!top.isEmpty()) {
         find(out, top.get(0).id(), file);
@@ -135,7 +141,7 @@ final class Analysis {
     }
 
     out.println();
-    neighboursPrefill(batch, file, out);
+    neighboursPrefill(batch, file, device, out);
 
     out.println();
     LogAnalysis.Rejected r = a.rejected();
@@ -174,15 +180,15 @@ final class Analysis {
    * on the machine does not inflate) against its input length; stats' wall-clock knee beside it.
    */
   private static void slowAnswersByCpu(LogAnalysis.KneeFit c, LogAnalysis.KneeFit wall, BatchFindings batch,
-      LogAnalysis.Slow slow, PrintStream out) {
+      LogAnalysis.Slow slow, String device, PrintStream out) {
     if (c.found()) {
       out.printf(Locale.ROOT, "1. Slow answers are the long inputs: compute per token rises past a knee at %,.0f"
           + " input tokens.%n", c.tokens());
       out.printf(Locale.ROOT, "   %.3f ms/token below it, %.3f ms/token above (%.1fx); two-segment fit R² %.3f"
           + " against one line's %.3f, over %d input-length points%n", c.slopeBefore(), c.slopeAfter(),
           c.slopeAfter() / Math.max(1e-9, c.slopeBefore()), c.r2TwoSegments(), c.r2OneLine(), c.buckets());
-      out.println("   compute = each request's share of its engine steps' CPU time (gpu_ms, gpu_ms_method weighted):"
-          + " another process on the machine stretches wall time, not this");
+      out.println("   compute = each request's share of its engine steps' " + device + " time (gpu_ms, gpu_ms_method"
+          + " weighted): another process on the machine stretches wall time, not this");
       List<BatchFindings.Req> slowOnes = batch.requests().stream()
           .filter(q -> q.latencyMs() >= slow.thresholdMs()).toList();
       long above = slowOnes.stream().filter(q -> q.inputTokens() > c.tokens()).count();
@@ -191,7 +197,7 @@ final class Analysis {
           + " than the knee; %,d waited in the queue longer than they computed (a backlog: the burst, 4)%n", above,
           slowOnes.size(), slow.thresholdMs(), queueBound);
     } else {
-      out.println("1. No clear knee in compute per token (CPU time) against input length: " + c.summary());
+      out.println("1. No clear knee in compute per token (" + device + " time) against input length: " + c.summary());
     }
     out.println("   trtrace stats' wall-clock fit (latency less queue, below): " + (wall.found()
         ? String.format(Locale.ROOT, "knee at %,.0f tokens", wall.tokens())
@@ -199,7 +205,7 @@ final class Analysis {
   }
 
   /** Field case 3: long prompts arriving while others decode inflate the others' TPOT. */
-  private static void neighboursPrefill(BatchFindings b, String file, PrintStream out) {
+  private static void neighboursPrefill(BatchFindings b, String file, String device, PrintStream out) {
     List<BatchFindings.Victim> victims = b.victims();
     if (b.requests().isEmpty()) {
       out.println("3. No batched records (no gpu_ms_method): nothing to say about batch neighbours.");
@@ -207,24 +213,24 @@ final class Analysis {
     }
     if (victims.isEmpty()) {
       out.printf(Locale.ROOT, "3. No request's decode was slowed by a neighbour's prefill (none whose TPOT in the"
-          + " engine's CPU time was %.0fx what its decode-only steps cost, its steps beside a prefill %.0fx)%n",
-          BatchFindings.VICTIM_TPOT, BatchFindings.VICTIM_STEP);
+          + " engine's %s time was %.0fx what its decode-only steps cost, its steps beside a prefill %.0fx)%n",
+          device, BatchFindings.VICTIM_TPOT, BatchFindings.VICTIM_STEP);
       return;
     }
     out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s a TPOT %.0fx or"
         + " more what %s decode-only steps cost, because other requests' prefill shared %s steps%n", victims.size(),
         victims.size() == 1 ? "request had" : "requests had", BatchFindings.VICTIM_TPOT,
         victims.size() == 1 ? "its" : "their", victims.size() == 1 ? "its" : "their");
-    out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill cost a median %.1fx the CPU time"
-        + " of one without (over %,d requests that had both); judged in the engine's CPU time (the launch log's"
+    out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill cost a median %.1fx the %s time"
+        + " of one without (over %,d requests that had both); judged in the engine's %s time (the launch log's"
         + " gpu_ms), which the machine's other load does not stretch; wall-clock TPOT beside it (median %.1f ms)%n",
-        b.stepRatio(), b.stepRatioRequests(), b.medianTpotMs());
+        b.stepRatio(), device, b.stepRatioRequests(), device, b.medianTpotMs());
     victims.stream().limit(3).forEach(v -> out.printf(Locale.ROOT, "   victim %s: %,d of its %,d decode steps ran"
-        + " beside a prefill, %.1f ms CPU each against %.1f ms%s; TPOT %.1f ms CPU (%.1fx), %.1f ms by the clock"
+        + " beside a prefill, %.1f ms %s each against %.1f ms%s; TPOT %.1f ms %s (%.1fx), %.1f ms by the clock"
         + " (%.1fx the median); slowed most by %s (%,d of its prompt tokens in those steps)%n", v.req().id(),
-        v.req().decodeStepsWithPrefill(), v.req().decodeSteps(), v.req().stepCpuMsWithPrefill(),
+        v.req().decodeStepsWithPrefill(), v.req().decodeSteps(), v.req().stepCpuMsWithPrefill(), device,
         b.baselineCpuMs(v.req()), v.req().stepCpuMsAlone() > 0 ? "" : " (the median request's: it had none without)",
-        v.req().cpuTpotMs(), v.req().cpuTpotMs() / b.baselineCpuMs(v.req()), v.req().tpotMs(),
+        v.req().cpuTpotMs(), device, v.req().cpuTpotMs() / b.baselineCpuMs(v.req()), v.req().tpotMs(),
         v.req().tpotMs() / b.medianTpotMs(), v.culprit(), v.culpritTokens()));
     out.println("   culprits: " + String.join(", ", b.culprits().stream().limit(3)
         .map(c -> String.format(Locale.ROOT, "%s (%,d-token prompt) slowed %,d of them", c.id(), c.inputTokens(),

@@ -35,9 +35,21 @@ interface Backend extends AutoCloseable {
   /** The tokenizer matching the model's vocabulary. */
   Tokenizer tokenizer();
 
-  /** The most requests it serves at once (the service runs no more workers than this). */
+  /**
+   * The most workers the service runs: threads serving one request each through {@link #generate}, or, for a
+   * backend that batches, engine replicas ({@link BatchEngine}s, each serving many requests a step).
+   */
   default int maxConcurrency() {
     return Integer.MAX_VALUE;
+  }
+
+  /**
+   * What the service's engine replica {@code replica} steps by continuous batching ({@link BatchEngine}), the
+   * same object for the same replica on every call; null when this backend serves one request per worker
+   * through {@link #generate}. One scheduler at a time may step it.
+   */
+  default @Nullable StepModel stepModel(int replica) {
+    return null;
   }
 
   /** The GPU's utilisation for the tracer's poller ({@code gpu_util}, {@code gpu_mem_util}); null on the CPU. */

@@ -1,3 +1,4 @@
+// Over 400 lines: the scheduler (admission, chunked prefill, preemption, sampling, failures) is one loop whose state is shared by all its parts.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
@@ -18,23 +19,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One engine replica serving by continuous batching, as vLLM, TGI and TensorRT-LLM's in-flight batching do:
- * a scheduler loop on its own thread runs one {@link CpuBackend#forward} per step for every running request.
+ * a scheduler loop on its own thread runs one {@link StepModel#step} per step for every running request (the
+ * {@link CpuBackend}'s forward pass, or one launch of the TensorRT engine through {@link TensorRtSteps}).
  * Each step takes every decoding request's next row first, then fills the step's token budget with prefill
  * chunks (chunked prefill: a long prompt is spread over several steps, beside the others' decode rows), then
  * admits waiting requests while the batch has room and the key/value cache budget holds their context. When
  * the decoders' growth overruns the budget, the latest admitted request is preempted: its cache is dropped
- * and recomputed later (vLLM's recompute preemption), its tokens so far kept.
+ * and recomputed later (vLLM's recompute preemption), its tokens so far kept. The batch and a chunk are also
+ * held to what the model can compute in one step ({@link StepModel#maxRows()}, {@link
+ * StepModel#maxChunkTokens()}).
  *
- * <p>Each step is one {@link SharedLaunch} of the tracer, opened before the forward pass and closed after
- * sampling (its host time): every member's prefill chunk or decode row is declared, a request admitted or
- * put back after a preemption {@linkplain InferenceTrace#waitingForSlot() waits for a slot}, a preemption is
- * {@linkplain InferenceTrace#preempted(String) reported} ({@code kv_cache_full}). The launch's measured time
- * ({@code gpu_ms}) is the engine thread's CPU time for the forward pass: on the CPU backend the CPU is the
- * device, and its thread CPU time is, like CUDA event time on a GPU, the device's work for the launch alone,
- * which another process on the machine does not inflate as it inflates wall time. It is split among the
- * members {@linkplain SharedLaunch.ShareMethod#WEIGHTED by weight}: each member weighs what
- * {@link CpuBackend#forward} measured for it (its own attention, and the shared matrix work by rows), so a
- * long context's decode row costs more than a short one's, which a split by tokens would not show.
+ * <p>Each step is one {@link SharedLaunch} of the tracer, opened before the step and closed after sampling
+ * (its host time): every member's prefill chunk or decode row is declared, a request admitted or put back
+ * after a preemption {@linkplain InferenceTrace#waitingForSlot() waits for a slot}, a preemption is
+ * {@linkplain InferenceTrace#preempted(String) reported} ({@code kv_cache_full}). The model puts the step's
+ * measured device time ({@code gpu_ms}) and how it is shared on the launch (see {@link CpuBackend#step} and
+ * {@link TensorRtSteps}). A step that fails fails its members only (the launch and their records say why);
+ * the others keep being served.
  *
  * <p>{@link Settings#onePerWorker()} is the unbatched service on the same code: one request at a time, its
  * prompt in one step.
@@ -87,7 +88,7 @@ final class BatchEngine implements AutoCloseable {
     boolean[] used = new boolean[0];
     int produced;
     int computed; // positions in the key/value cache
-    CpuBackend.@Nullable Sequence seq;
+    StepModel.@Nullable Sequence seq;
     InferenceTrace.@Nullable StageTimer phase;
     boolean preempted; // and not yet recomputed up to where it was
 
@@ -114,11 +115,13 @@ final class BatchEngine implements AutoCloseable {
     }
   }
 
-  private final CpuBackend model;
+  private final StepModel model;
   private final Settings settings;
+  /** The settings' batch, held to the model's. */
+  private final int maxBatch;
   private final int index;
   private final InferenceTracer tracer;
-  /** The engine's fingerprint in the launch log: the model and the replica. */
+  /** The engine fingerprint its launches are opened with ({@link StepModel#fingerprint}). */
   private final String fingerprint;
   private final LinkedBlockingQueue<Request> inbox = new LinkedBlockingQueue<>();
   private final AtomicInteger load = new AtomicInteger();
@@ -127,18 +130,19 @@ final class BatchEngine implements AutoCloseable {
   private final Thread thread;
   private volatile boolean closing;
 
-  private BatchEngine(CpuBackend model, Settings settings, int index, InferenceTracer tracer) {
+  private BatchEngine(StepModel model, Settings settings, int index, InferenceTracer tracer) {
     this.model = model;
     this.settings = settings;
+    this.maxBatch = Math.min(settings.maxBatch(), model.maxRows());
     this.index = index;
     this.tracer = tracer;
-    this.fingerprint = model.modelName() + "/engine-" + index;
+    this.fingerprint = model.fingerprint(index);
     this.thread = new Thread(this::loop, "engine-" + index);
     thread.setDaemon(true);
   }
 
   /** Starts replica {@code index}'s scheduler thread; its steps are {@code tracer}'s launches. */
-  static BatchEngine start(CpuBackend model, Settings settings, int index, InferenceTracer tracer) {
+  static BatchEngine start(StepModel model, Settings settings, int index, InferenceTracer tracer) {
     BatchEngine e = new BatchEngine(model, settings, index, tracer);
     e.thread.start();
     return e;
@@ -210,7 +214,7 @@ final class BatchEngine implements AutoCloseable {
         }
       }
     }
-    while (budget > 0 && running.size() < settings.maxBatch() && !waiting.isEmpty() && fits(waiting.peekFirst())) {
+    while (budget > 0 && running.size() < maxBatch && !waiting.isEmpty() && fits(waiting.peekFirst())) {
       Request r = waiting.pollFirst();
       if (r.seq == null) {
         r.seq = model.sequence(r.promptLength + r.maxTokens);
@@ -225,11 +229,12 @@ final class BatchEngine implements AutoCloseable {
     if (members.isEmpty()) {
       return;
     }
-    List<CpuBackend.Chunk> chunks = new ArrayList<>(members.size());
+    List<StepModel.Chunk> chunks = new ArrayList<>(members.size());
     for (int m = 0; m < members.size(); m++) {
       Request r = members.get(m);
-      chunks.add(new CpuBackend.Chunk(r.seq, tokens.get(m), r.computed));
+      chunks.add(new StepModel.Chunk(r.trace, java.util.Objects.requireNonNull(r.seq), tokens.get(m), r.computed));
     }
+    RuntimeException failure = null;
     try (SharedLaunch launch = tracer.launch(fingerprint)) {
       for (int m = 0; m < members.size(); m++) {
         Request r = members.get(m);
@@ -239,17 +244,22 @@ final class BatchEngine implements AutoCloseable {
           launch.prefill(r.trace, tokens.get(m).length);
         }
       }
-      long[] share = new long[members.size()];
-      float[][] last = model.forward(chunks, share);
-      long cpu = 0;
-      for (int m = 0; m < members.size(); m++) {
-        Request r = members.get(m);
-        launch.weight(r.trace, share[m]);
-        cpu += share[m];
-        r.computed += tokens.get(m).length;
+      float[][] last;
+      try {
+        last = model.step(launch, chunks);
+      } catch (RuntimeException e) { // said on the launch: its members end once it is closed
+        failure = e;
+        last = null;
       }
-      launch.shareBy(SharedLaunch.ShareMethod.WEIGHTED).gpuMs(cpu / 1e6);
-      sample(members, last);
+      if (last != null) {
+        for (int m = 0; m < members.size(); m++) {
+          members.get(m).computed += tokens.get(m).length;
+        }
+        sample(members, last);
+      }
+    }
+    if (failure != null) {
+      failStep(members, failure);
     }
     for (Request r : deferred) { // running, but no room in this step: waiting for a slot again
       r.trace.waitingForSlot();
@@ -257,9 +267,9 @@ final class BatchEngine implements AutoCloseable {
     running.removeIf(r -> r.done.isDone());
   }
 
-  /** Adds up to {@code budget} of {@code r}'s pending tokens to the step; returns how many. */
-  private static int chunk(Request r, int budget, List<Request> members, List<int[]> tokens) {
-    int n = Math.min(r.pending(), budget);
+  /** Adds up to {@code budget} of {@code r}'s pending tokens (as many as the model takes) to the step; returns how many. */
+  private int chunk(Request r, int budget, List<Request> members, List<int[]> tokens) {
+    int n = Math.min(Math.min(r.pending(), budget), model.maxChunkTokens());
     members.add(r);
     tokens.add(Arrays.copyOfRange(r.context, r.computed, r.computed + n));
     return n;
@@ -296,7 +306,7 @@ final class BatchEngine implements AutoCloseable {
   private void preemptWhileOverBudget() {
     while (running.size() > 1 && cached() > settings.kvBudget()) {
       Request victim = running.remove(running.size() - 1); // the latest admitted, as vLLM does
-      victim.seq = null;
+      release(victim);
       victim.computed = 0;
       victim.preempted = true;
       waiting.addFirst(victim);
@@ -353,9 +363,33 @@ final class BatchEngine implements AutoCloseable {
     if (r.phase != null) {
       r.phase.close();
     }
-    r.seq = null;
+    release(r);
     load.decrementAndGet();
     r.done.complete(Arrays.copyOfRange(r.context, r.promptLength, r.length()));
+  }
+
+  private static void release(Request r) {
+    if (r.seq != null) {
+      r.seq.release();
+      r.seq = null;
+    }
+  }
+
+  /**
+   * A failed step, its launch closed (its error on the members' records): its members end with {@code e} (their
+   * caches are undefined), the others run on.
+   */
+  private void failStep(List<Request> members, RuntimeException e) {
+    for (Request r : members) {
+      if (running.remove(r)) {
+        if (r.phase != null) {
+          r.phase.close();
+        }
+        release(r);
+        load.decrementAndGet();
+        r.done.completeExceptionally(e);
+      }
+    }
   }
 
   private void fail(Throwable e) {
@@ -363,6 +397,7 @@ final class BatchEngine implements AutoCloseable {
     all.addAll(waiting);
     inbox.drainTo(all);
     for (Request r : all) {
+      release(r);
       load.decrementAndGet();
       r.done.completeExceptionally(e);
     }

@@ -1,9 +1,12 @@
+// Over 400 lines: the model (layers, key/value cache with its int8 tail, batched matmul) and its two callers, generate and the batched step.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -27,10 +30,10 @@ import org.jspecify.annotations.Nullable;
  * so it too costs more the longer the prompt.
  *
  * <p>It computes batches: {@link #forward} runs the chunks of several requests (prefill chunks and decode
- * rows) as one pass, as an engine step of a continuous-batching server does ({@link BatchEngine});
- * {@link #generate} is the batch of one.
+ * rows) as one pass, as an engine step of a continuous-batching server does ({@link BatchEngine}, through
+ * {@link #step}); {@link #generate} is the batch of one.
  */
-final class CpuBackend implements Backend {
+final class CpuBackend implements Backend, StepModel {
   static final String MODEL = "demo-llm-cpu";
   static final int DIM = 64;
   static final int ATTN = 32;
@@ -108,18 +111,51 @@ final class CpuBackend implements Backend {
     return Arrays.copyOf(out, produced[0]);
   }
 
-  /** The vocabulary size (the length of a {@code used} row for {@link #next}). */
-  int vocabularySize() {
+  /** The model itself: its key/value caches are per request, so every replica may step it. */
+  @Override
+  public StepModel stepModel(int replica) {
+    return this;
+  }
+
+  @Override
+  public int vocabularySize() {
     return vocab;
   }
 
   /** A request's key/value cache, one per layer, for up to {@code capacity} positions. */
-  Sequence sequence(int capacity) {
+  @Override
+  public Sequence sequence(int capacity) {
     return new Sequence(capacity);
   }
 
+  /**
+   * One step of the {@link BatchEngine}: {@link #forward} over the chunks, its thread CPU time as the launch's
+   * device time ({@code gpu_ms}: on the CPU backend the CPU is the device, and its thread CPU time is, like CUDA
+   * event time on a GPU, the device's work for the launch alone, which another process on the machine does not
+   * inflate as it inflates wall time), split among the members {@linkplain SharedLaunch.ShareMethod#WEIGHTED by
+   * weight}: each member weighs what {@link #forward} measured for it (its own attention, and the shared matrix
+   * work by rows), so a long context's decode row costs more than a short one's, which a split by tokens would
+   * not show.
+   */
+  @Override
+  public float[][] step(SharedLaunch launch, List<StepModel.Chunk> chunks) {
+    List<Chunk> own = new ArrayList<>(chunks.size());
+    for (StepModel.Chunk c : chunks) {
+      own.add(new Chunk((Sequence) c.seq(), c.tokens(), c.start()));
+    }
+    long[] share = new long[chunks.size()];
+    float[][] last = forward(own, share);
+    long cpu = 0;
+    for (int m = 0; m < chunks.size(); m++) {
+      launch.weight(chunks.get(m).trace(), share[m]);
+      cpu += share[m];
+    }
+    launch.shareBy(SharedLaunch.ShareMethod.WEIGHTED).gpuMs(cpu / 1e6);
+    return last;
+  }
+
   /** One request's key/value caches. */
-  static final class Sequence {
+  static final class Sequence implements StepModel.Sequence {
     final KvCache[] caches = new KvCache[LAYERS];
 
     Sequence(int capacity) {
@@ -190,7 +226,8 @@ final class CpuBackend implements Backend {
    * The next token of each decode row: logits from the tied output head for every row at once (each
    * vocabulary row read once for the batch), then {@link Backend#greedy} per row.
    */
-  int[] next(float[][] hidden, boolean[][] used, int[] steps) {
+  @Override
+  public int[] next(float[][] hidden, boolean[][] used, int[] steps) {
     int rows = hidden.length;
     float[][] logits = new float[rows][vocab];
     for (int t : outputTokens) {

@@ -95,14 +95,14 @@ public final class Demo {
         BURST_WINDOW, o.maxTokens(), o.mix());
     double serviceMs;
     String how = "";
-    if (backend instanceof CpuBackend cpu) { // the service batches: its capacity is the engines', batched
+    if (backend.stepModel(0) != null) { // the service batches: its capacity is the engines', batched
       List<LoadGenerator.Planned> sample = shape.requests().stream().filter(p -> !p.burst()).limit(32).toList();
-      double alone = measureEngines(cpu, sample, o.maxTokens(), workers, BatchEngine.Settings.onePerWorker());
-      double batched = measureEngines(cpu, sample, o.maxTokens(), workers, BatchEngine.Settings.continuous());
-      out.printf(Locale.ROOT, "batching: %d requests of this mix sent at once to %d engines took %.0f ms one"
+      double alone = measureEngines(backend, sample, o.maxTokens(), workers, BatchEngine.Settings.onePerWorker());
+      double batched = measureEngines(backend, sample, o.maxTokens(), workers, BatchEngine.Settings.continuous());
+      out.printf(Locale.ROOT, "batching: %d requests of this mix sent at once to %d engine%s took %.0f ms one"
           + " request at a time, %.0f ms with continuous batching: %.2fx the throughput (one sample, this"
-          + " machine's load at the time; BENCHMARKS.md §7)%n", sample.size(), workers, alone, batched,
-          alone / batched);
+          + " machine's load at the time%s)%n", sample.size(), workers, workers == 1 ? "" : "s", alone, batched,
+          alone / batched, backend instanceof CpuBackend ? "; BENCHMARKS.md §7" : "");
       serviceMs = batched * workers / sample.size();
       how = ", batched";
     } else {
@@ -135,7 +135,7 @@ public final class Demo {
     }
     summarize(outcomes, out);
 
-    LogAnalysis analysis = Analysis.run(o.log(), outcomes, out);
+    LogAnalysis analysis = Analysis.run(o.log(), outcomes, backend instanceof CpuBackend ? "CPU" : "GPU", out);
     out.printf(Locale.ROOT, "%n(demo took %.1f s)%n", (System.nanoTime() - t0) / 1e9);
     return new Result(plan, outcomes, analysis, capacity);
   }
@@ -172,12 +172,13 @@ public final class Demo {
    * Wall milliseconds for {@code engines} engines with {@code settings} to serve all of {@code sample}, sent
    * at once to the least loaded (untraced; after a quarter of it to warm up the JIT).
    */
-  static double measureEngines(CpuBackend cpu, List<LoadGenerator.Planned> sample, int maxTokens, int engines,
+  static double measureEngines(Backend backend, List<LoadGenerator.Planned> sample, int maxTokens, int engines,
       BatchEngine.Settings settings) {
     InferenceTracer noop = InferenceTracer.noop();
     List<BatchEngine> all = new java.util.ArrayList<>();
     for (int i = 0; i < engines; i++) {
-      all.add(BatchEngine.start(cpu, settings, i, noop));
+      all.add(BatchEngine.start(java.util.Objects.requireNonNull(backend.stepModel(i), "the backend does not step"),
+          settings, i, noop));
     }
     try {
       long elapsed = 0;
@@ -186,8 +187,8 @@ public final class Demo {
         List<java.util.concurrent.CompletableFuture<int[]>> done = new java.util.ArrayList<>();
         for (LoadGenerator.Planned p : round == 0 ? sample.subList(0, Math.max(1, sample.size() / 4)) : sample) {
           BatchEngine e = all.stream().min(java.util.Comparator.comparingInt(BatchEngine::load)).orElseThrow();
-          done.add(e.submit(new BatchEngine.Request(noop.start(cpu.modelName()),
-              cpu.tokenizer().session().encode(p.prompt()), maxTokens, id -> {})));
+          done.add(e.submit(new BatchEngine.Request(noop.start(backend.modelName()),
+              backend.tokenizer().session().encode(p.prompt()), maxTokens, id -> {})));
         }
         done.forEach(java.util.concurrent.CompletableFuture::join);
         elapsed = System.nanoTime() - start;

@@ -44,14 +44,15 @@ import org.slf4j.LoggerFactory;
  * The demo inference service: {@code POST /v1/completions} over the JDK HTTP server, traced through
  * trace-http. Admission control is a bounded number of places (workers plus a queue): a request that finds
  * none is answered 429 with its request ID and leaves a {@code rejected} record; an admitted one waits in the
- * queue (queue time is real only when the engines are busy). On the CPU backend the service batches
- * continuously: the request is tokenized ({@code preprocess}), queued for the least loaded of its
+ * queue (queue time is real only when the engines are busy). On a backend that steps ({@link
+ * Backend#stepModel}: the CPU backend, and the TensorRT backend on a GPU) the service batches continuously: the
+ * request is tokenized ({@code preprocess}), queued for the least loaded of its
  * {@link BatchEngine}s ({@code queue} until a step first takes it), prefilled in chunks beside other requests'
  * decode rows ({@code infer}, up to its first token), decoded one row per step ({@code decode}), then checked
  * and answered on a worker ({@code postprocess}); each step is one of the tracer's shared launches
  * ({@link io.github.trtrace.core.SharedLaunch}): its share on each member's record (the batching fields,
  * {@code gpu_ms} by {@code gpu_ms_method}) and a line in the tracer's launch log, {@code launches.log}. A backend that does not batch
- * (TensorRT here) runs one request per worker thread: tokenize, prefill, decode, output check and response.
+ * (or {@code batching} null) runs one request per worker thread: tokenize, prefill, decode, output check and response.
  *
  * <p>Request: {@code {"prompt": "...", "max_tokens": 32, "model": "demo-llm-cpu"}} ({@code model} optional).
  * Response: {@code {"id": "<request id>", "model": ..., "text": ..., "finish_reason": "stop"|"length",
@@ -74,11 +75,11 @@ public final class DemoService implements AutoCloseable {
    * @param workers inference threads
    * @param queueCapacity admitted requests that may wait for a worker
    * @param log the JSON Lines record file (replaced at start: one run, one file)
-   * @param batching how the CPU backend's engines schedule (one engine per worker); null: one request per
+   * @param batching how the engines of a backend that steps schedule (one engine per worker); null: one request per
    *     worker thread through {@link Backend#generate}, as for a backend that does not batch
    */
   public record Config(int port, int workers, int queueCapacity, Path log, BatchEngine.@Nullable Settings batching) {
-    /** Continuous batching on the CPU backend. */
+    /** Continuous batching on a backend that steps. */
     public Config(int port, int workers, int queueCapacity, Path log) {
       this(port, workers, queueCapacity, log, BatchEngine.Settings.continuous());
     }
@@ -116,9 +117,10 @@ public final class DemoService implements AutoCloseable {
     this.config = config;
     this.backend = backend;
     this.tracer = tracer;
-    if (backend instanceof CpuBackend cpu && config.batching() != null) {
+    if (batches(config, backend)) {
       for (int i = 0; i < config.workers(); i++) {
-        engines.add(BatchEngine.start(cpu, config.batching(), i, tracer));
+        engines.add(BatchEngine.start(java.util.Objects.requireNonNull(backend.stepModel(i)), config.batching(), i,
+            tracer));
       }
     }
     this.places = new Semaphore(config.workers() + config.queueCapacity());
@@ -136,6 +138,11 @@ public final class DemoService implements AutoCloseable {
     }
     server.setExecutor(httpThreads);
     server.createContext(PATH, this::handle).getFilters().add(HttpServerTracing.filter());
+  }
+
+  /** Whether the service batches: settings given and a backend that steps ({@link Backend#stepModel}). */
+  private static boolean batches(Config config, Backend backend) {
+    return config.batching() != null && backend.stepModel(0) != null;
   }
 
   /** The launch log beside the record file. */
@@ -172,7 +179,7 @@ public final class DemoService implements AutoCloseable {
       say.accept("GPU metrics: NVML every " + GPU_POLL.toMillis() + " ms (gpu_util, gpu_mem_util on each record)");
     }
     AutoCloseable sdk = openTelemetry(tb, say, otlpEndpoint);
-    boolean batched = backend instanceof CpuBackend && config.batching() != null;
+    boolean batched = batches(config, backend);
     if (batched) {
       Files.deleteIfExists(launchLog(config.log()));
       tb.launchLog(launchLog(config.log())); // every engine step, its members and their shares

@@ -1,9 +1,9 @@
+// Over 400 lines: the engine build and cache, the start-up statement, and serving alone (generate, raw) beside the batched step model, with the javadoc each needs.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.gpu.GpuMetricsSource;
-import io.github.trtrace.examples.tensorrt.Generation;
 import io.github.trtrace.examples.tensorrt.Roofline;
 import io.github.trtrace.examples.tensorrt.TransformerNetwork;
 import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
@@ -22,11 +22,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntConsumer;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
@@ -42,33 +44,45 @@ import org.bytedeco.tensorrt.nvinfer.IRuntime;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The demo's GPU backend: the {@link TransformerNetwork} built with TensorRT (FP16) at start-up, or loaded
- * from the engine cache when a plan of the same model, TensorRT version and GPU is there, and served through
- * trace-tensorrt's {@link TracedEngine}: a prefill launch, then one launch per decoded token (each an {@code
- * INFER} stage with CUDA-event {@code gpu_ms}), with the engine fingerprint on every record. Tokens come from
- * the demo's {@link Tokenizer} (its bidi defect included) and are chosen as the CPU backend chooses them.
+ * The demo's GPU backend: the {@link TransformerNetwork} built with a batch dimension ({@link
+ * TransformerNetwork#defineBatched}, FP16, builder optimisation level 1) at start-up, or loaded from the engine
+ * cache when a plan of the same model, batch extents, TensorRT version and GPU is there, and served through
+ * trace-tensorrt's {@link TracedEngine} by continuous batching: the service's {@link BatchEngine} (the CPU
+ * backend's scheduler) steps a {@link TensorRtSteps}, one engine launch a step carrying up to {@value #MAX_BATCH}
+ * requests' rows (prefill chunks of up to {@value #STEP_TOKENS} tokens and decode rows mixed, padded to the
+ * longest and masked), each request's key/value cache kept on the device in a slot between steps, each launch
+ * timed once with CUDA events and its time shared among its members by their roofline weights, the engine
+ * fingerprint on the launch and its members. Tokens come from the demo's {@link Tokenizer} (its bidi defect
+ * included) and are chosen as the CPU backend chooses them. {@link #generate} serves one request alone on the
+ * same engine (rows of one: a chunked prefill, then one launch per token, each an {@code INFER} stage with
+ * CUDA-event {@code gpu_ms} and the request's {@link Roofline} attributes), as the overhead measurement does.
  *
  * <p>The model is sized so that its decode steps are dominated by device-memory reads: 8 blocks of hidden
  * 2,048 and FFN 8,192 (about 0.4 G parameters, 0.8 GB of FP16 weights read by every launch) and an FP32 KV
- * cache of 128 KB per position (256 MB read and 512 MB written and re-read per step at 2,000 positions). Each
- * record carries the {@link Roofline} figures of its prefill, its decode steps and the whole request: bytes,
- * FLOPs, arithmetic intensity against the GPU's ridge point ({@code gpu.bound}: memory or compute) and the
- * achieved bandwidth and FLOP rate as shares of the data-sheet peaks; NVML's utilisation comes from the
- * tracer's poller ({@link #gpuMetrics()}).
+ * cache of 128 KB per position. Requests served alone carry the {@link Roofline} figures of their prefill,
+ * their decode steps and the whole request: bytes, FLOPs, arithmetic intensity against the GPU's ridge point
+ * ({@code gpu.bound}: memory or compute) and the achieved bandwidth and FLOP rate as shares of the data-sheet
+ * peaks; NVML's utilisation comes from the tracer's poller ({@link #gpuMetrics()}).
  *
  * <p>System properties: {@code trtrace.demo.engines} (the engine cache folder, default
- * {@code <tmp>/trtrace-demo-engines}), {@code trtrace.demo.trt.contexts} (concurrent requests, default 4),
- * {@code trtrace.demo.trt.model} ({@code large}, the default, or {@code small}: the GPU check's 42 M model).
+ * {@code <tmp>/trtrace-demo-engines}), {@code trtrace.demo.trt.contexts} (execution contexts, and requests
+ * {@link #generate} serves at once, default 1: the batched service launches from one scheduler thread), {@code trtrace.demo.trt.model} ({@code large}, the default, or
+ * {@code small}: the GPU check's 42 M model), {@code trtrace.demo.trt.opt} (the builder optimisation level, 0 or
+ * 1; default 1).
  *
  * <pre>{@code
  * try (Backend b = Backend.choose(System.out::println)) {   // TensorRT where a GPU and TensorRT load
- *   b.generate(trace, ids, 32, id -> {});
+ *   BatchEngine e = BatchEngine.start(b.stepModel(0), BatchEngine.Settings.continuous(), 0, tracer);
  * }
  * }</pre>
  */
 final class TensorRtBackend implements Backend {
   static final String MODEL = "demo-llm-trt";
   static final long SEED = 20261201L;
+  /** Rows (requests) a launch carries at most: the scheduler's continuous batching. */
+  static final int MAX_BATCH = 16;
+  /** New positions a row brings at most: the scheduler's step budget. */
+  static final int STEP_TOKENS = 256;
 
   /** The demo's model for a vocabulary of {@code vocab}: large (memory-bound decode) or the check's small one. */
   static TransformerNetwork.Config config(int vocab, String size) {
@@ -79,9 +93,22 @@ final class TensorRtBackend implements Backend {
     };
   }
 
+  /**
+   * The engine's batch extents: the scheduler's batch and step (checked to match {@link
+   * BatchEngine.Settings#continuous()}), and a whole context of cached positions a row.
+   */
+  static TransformerNetwork.Batch extents(TransformerNetwork.Config c) {
+    BatchEngine.Settings s = BatchEngine.Settings.continuous();
+    if (s.maxBatch() != MAX_BATCH || s.stepTokens() != STEP_TOKENS) {
+      throw new IllegalStateException("the engine's extents and the scheduler's settings differ: " + s);
+    }
+    return new TransformerNetwork.Batch(MAX_BATCH, STEP_TOKENS, c.maxSeq());
+  }
+
   private final Tokenizer tokenizer;
   private final int[] outputTokens;
   private final TransformerNetwork.Config config;
+  private final TransformerNetwork.Batch extents;
   private final Roofline roofline;
   private final Roofline.@Nullable Peak peak;
   private final TensorRtLogger logger;
@@ -90,8 +117,12 @@ final class TensorRtBackend implements Backend {
   private final ICudaEngine engine;
   private final BuildReport report;
   private final TracedEngine traced;
-  private final BlockingQueue<Generation> generations;
   private final int contexts;
+  /** Step models of one row for {@link #generate}, made when first needed, up to {@code contexts}. */
+  private final BlockingQueue<TensorRtSteps> alone;
+  private final AtomicInteger aloneMade = new AtomicInteger();
+  private final List<TensorRtSteps> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private @Nullable TensorRtSteps serving;
   private final @Nullable NvmlMetricsSource nvml;
   private final String description;
 
@@ -99,8 +130,14 @@ final class TensorRtBackend implements Backend {
     this.tokenizer = tokenizer;
     this.outputTokens = tokenizer.outputTokens();
     this.config = config(tokenizer.vocabularySize(), System.getProperty("trtrace.demo.trt.model", "large"));
+    this.extents = extents(config);
     this.roofline = Roofline.of(config, 2);
-    this.contexts = Integer.getInteger("trtrace.demo.trt.contexts", 4);
+    this.contexts = Integer.getInteger("trtrace.demo.trt.contexts", 1);
+    int opt = Integer.getInteger("trtrace.demo.trt.opt", 1);
+    if (contexts < 1 || opt < 0 || opt > 1) {
+      throw new IllegalArgumentException("trtrace.demo.trt.contexts must be >= 1 and trtrace.demo.trt.opt 0 or 1: "
+          + contexts + ", " + opt);
+    }
     String trt = versionString(nvinfer.getInferLibVersion());
     String gpu;
     String cc;
@@ -114,7 +151,7 @@ final class TensorRtBackend implements Backend {
     this.logger = TensorRtLogger.create(pipeline);
     Path dir = Path.of(System.getProperty("trtrace.demo.engines",
         Path.of(System.getProperty("java.io.tmpdir"), "trtrace-demo-engines").toString()));
-    String key = cacheKey(config, SEED, trt, gpu, cc);
+    String key = cacheKey(config, extents, opt, SEED, trt, gpu, cc);
     Path plan = dir.resolve(MODEL + "-" + key + ".plan");
     long t0 = System.nanoTime();
     String how;
@@ -123,7 +160,7 @@ final class TensorRtBackend implements Backend {
       if (Files.isRegularFile(plan) && Files.isRegularFile(TracedBuilder.reportPath(plan))) {
         how = "loaded from the engine cache";
       } else {
-        build(plan);
+        build(plan, opt);
         how = "built";
       }
       this.report = BuildReport.read(TracedBuilder.reportPath(plan));
@@ -142,10 +179,7 @@ final class TensorRtBackend implements Backend {
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
     this.traced = TracedEngine.builder(engine).contexts(contexts).logPipeline(pipeline).buildReport(report).build();
-    this.generations = new ArrayBlockingQueue<>(contexts);
-    for (int i = 0; i < contexts; i++) {
-      generations.add(new Generation(config, config.maxSeq()));
-    }
+    this.alone = new ArrayBlockingQueue<>(contexts);
     NvmlMetricsSource n;
     try {
       n = NvmlMetricsSource.open(0);
@@ -155,22 +189,27 @@ final class TensorRtBackend implements Backend {
     this.nvml = n;
     this.description = String.format(Locale.ROOT,
         "TensorRT %s on %s (sm %s): %s, %d-block transformer d=%d, %d heads, FFN %d, vocabulary %d, context %d,"
-            + " %.0f M parameters FP16; engine %s in %.1f s (%s, fingerprint %.12s); %d contexts; roofline peaks %s",
+            + " %.0f M parameters FP16; engine %s in %.1f s (%s, builder optimisation level %d, fingerprint %.12s);"
+            + " serving by continuous batching, up to %d requests a step (one launch: prefill chunks of up to %d"
+            + " tokens and decode rows, padded to the longest), key/value caches kept on the device (%.1f GB of slots"
+            + " and launch buffers); %d contexts; roofline peaks %s",
         trt, gpu, cc, MODEL, config.blocks(), config.hidden(), config.heads(), config.ffn(), config.vocab(),
-        config.maxSeq(), config.parameters() / 1e6, how, seconds, plan, report.engineFingerprint(), contexts,
+        config.maxSeq(), config.parameters() / 1e6, how, seconds, plan, opt, report.engineFingerprint(),
+        extents.maxRows(), extents.maxStep(), TensorRtSteps.deviceBytes(config, extents, extents.maxRows()) / 1e9,
+        contexts,
         peak == null ? "unknown for this GPU (no gpu.bound)"
             : String.format(Locale.ROOT, "%.1f TB/s, %.0f TFLOP/s FP16 (ridge %.0f FLOP/B)",
                 peak.bytesPerSecond() / 1e12, peak.flopsPerSecond() / 1e12, peak.ridge()));
   }
 
-  private void build(Path plan) throws IOException {
+  private void build(Path plan, int opt) throws IOException {
     try (TracedBuilder tb = TracedBuilder.create(logger)) {
       IBuilder builder = tb.builder();
       INetworkDefinition net = builder.createNetworkV2(0);
-      TransformerNetwork t = TransformerNetwork.define(net, config, SEED, TransformerNetwork.Fusion.ALLOWED, n -> false);
+      TransformerNetwork t = TransformerNetwork.defineBatched(net, config, SEED, extents);
       IBuilderConfig bc = builder.createBuilderConfig();
       bc.setFlag(nvinfer.BuilderFlag.kFP16);
-      bc.setBuilderOptimizationLevel(1);
+      bc.setBuilderOptimizationLevel(opt);
       t.addProfile(builder, bc);
       TracedBuilder.Result r;
       try {
@@ -189,10 +228,11 @@ final class TensorRtBackend implements Backend {
     }
   }
 
-  /** The cache key: model, seed, TensorRT version and GPU (a plan is bound to all of them). */
-  static String cacheKey(TransformerNetwork.Config c, long seed, String trt, String gpu, String cc) {
-    byte[] h = BuildFingerprint.sha256().digest((c + "|" + seed + "|fp16|opt1|" + trt + "|" + gpu + "|" + cc)
-        .getBytes(StandardCharsets.UTF_8));
+  /** The cache key: model, batch extents, optimisation level, seed, TensorRT version and GPU (a plan is bound to all). */
+  static String cacheKey(TransformerNetwork.Config c, TransformerNetwork.Batch b, int opt, long seed, String trt,
+      String gpu, String cc) {
+    byte[] h = BuildFingerprint.sha256().digest((c + "|" + b + "|" + seed + "|fp16|opt" + opt + "|" + trt + "|" + gpu
+        + "|" + cc).getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(h, 0, 8);
   }
 
@@ -221,9 +261,32 @@ final class TensorRtBackend implements Backend {
     return config.maxSeq();
   }
 
+  /**
+   * One engine replica: its steps carry up to {@value #MAX_BATCH} requests. A second would hold a second set of
+   * slots and launch buffers to run its launches beside the first's on the same GPU, which batching makes moot.
+   */
   @Override
   public int maxConcurrency() {
-    return contexts;
+    return 1;
+  }
+
+  /** The serving step model (replica 0 only: {@link #maxConcurrency()}), made on the first call. */
+  @Override
+  public synchronized StepModel stepModel(int replica) {
+    if (replica != 0) {
+      throw new IllegalArgumentException("the TensorRT backend runs one engine replica, not " + (replica + 1));
+    }
+    if (serving == null) {
+      serving = steps(extents, extents.maxRows());
+    }
+    return serving;
+  }
+
+  private TensorRtSteps steps(TransformerNetwork.Batch b, int slots) {
+    TensorRtSteps s = new TensorRtSteps(MODEL, traced, config, b, slots, roofline,
+        peak != null ? peak : java.util.Objects.requireNonNull(Roofline.Peak.forGpu("H200")), outputTokens);
+    made.add(s);
+    return s;
   }
 
   @Override
@@ -238,15 +301,11 @@ final class TensorRtBackend implements Backend {
 
   @Override
   public int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken) {
-    Generation g = borrow();
+    TensorRtSteps lane = borrow();
     try (TracedEngine.Request r = traced.request(trace)) {
-      return generate(trace, (gen, what) -> launch(r, gen, what), r::gpuMs, g, prompt, maxTokens, onToken);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("TensorRT generation failed", e);
+      return generate(trace, r::launch, r::gpuMs, lane, prompt, maxTokens, onToken);
     } finally {
-      generations.add(g);
+      alone.add(lane);
     }
   }
 
@@ -255,21 +314,18 @@ final class TensorRtBackend implements Backend {
    * engine (the overhead measurement's baseline); {@code trace} is the noop tracer's.
    */
   int[] generateRaw(InferenceTrace trace, IExecutionContext context, CudaStream stream, int[] prompt, int maxTokens) {
-    Generation g = borrow();
+    TensorRtSteps lane = borrow();
     try {
-      return generate(trace, (gen, what) -> {
-        gen.bind(context, stream);
+      return generate(trace, binder -> {
+        binder.bind(context, stream);
         if (!context.enqueueV3(stream.handle())) {
-          throw new IllegalStateException("raw " + what + " launch refused");
+          return false;
         }
         stream.synchronize();
-      }, () -> 0, g, prompt, maxTokens, id -> {});
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException("raw generation failed", e);
+        return true;
+      }, () -> 0, lane, prompt, maxTokens, id -> {});
     } finally {
-      generations.add(g);
+      alone.add(lane);
     }
   }
 
@@ -278,78 +334,99 @@ final class TensorRtBackend implements Backend {
     return engine.createExecutionContext();
   }
 
-  private Generation borrow() {
+  /** A step model of one row, made when none is free and fewer than {@code contexts} exist. */
+  private TensorRtSteps borrow() {
+    TensorRtSteps s = alone.poll();
+    if (s != null) {
+      return s;
+    }
+    if (aloneMade.getAndIncrement() < contexts) {
+      try {
+        return steps(new TransformerNetwork.Batch(1, extents.maxStep(), extents.maxPast()), 1);
+      } catch (RuntimeException e) {
+        aloneMade.decrementAndGet();
+        throw e;
+      }
+    }
     try {
-      return generations.take();
+      return alone.take();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for a device buffer set", e);
     }
   }
 
-  /** One launch of the staged step. */
-  @FunctionalInterface
-  private interface Launcher {
-    void launch(Generation g, String what) throws Exception;
+  /**
+   * One request alone: its prompt in chunks of up to {@value #STEP_TOKENS} tokens (each an {@code INFER}), then
+   * a {@code DECODE} stage of one launch per token.
+   */
+  private int[] generate(InferenceTrace trace, TensorRtSteps.Launcher launcher, DoubleSupplier gpuMs,
+      TensorRtSteps lane, int[] prompt, int maxTokens, IntConsumer onToken) {
+    TensorRtSteps.Slot seq = lane.sequence(prompt.length + maxTokens);
+    try {
+      float[][] logits = null;
+      Roofline.Work prefillWork = Roofline.Work.NONE;
+      for (int at = 0; at < prompt.length; at += extents.maxStep()) {
+        int[] chunk = Arrays.copyOfRange(prompt, at, Math.min(prompt.length, at + extents.maxStep()));
+        logits = one(lane, trace, seq, chunk, at, launcher);
+        prefillWork = prefillWork.plus(roofline.launch(chunk.length, at));
+      }
+      if (logits == null) {
+        throw new IllegalArgumentException("an empty prompt");
+      }
+      double prefillGpu = gpuMs.getAsDouble();
+      float[][] last = logits;
+      Roofline.Work[] decodeWork = {Roofline.Work.NONE};
+      int[] out = new int[maxTokens];
+      int[] produced = {0};
+      boolean[] used = new boolean[config.vocab()];
+      trace.runStage(Stage.DECODE, () -> {
+        float[][] l = last;
+        for (int step = 0; step < maxTokens; step++) {
+          int next = lane.next(l, new boolean[][] {used}, new int[] {step})[0];
+          if (next == Tokenizer.EOS) {
+            break;
+          }
+          used[next] = true;
+          out[produced[0]++] = next;
+          onToken.accept(next);
+          trace.token();
+          if (step + 1 < maxTokens) {
+            int position = prompt.length + step;
+            decodeWork[0] = decodeWork[0].plus(roofline.decode(position));
+            l = one(lane, trace, seq, new int[] {next}, position, launcher);
+          }
+        }
+      });
+      if (peak != null) {
+        double total = gpuMs.getAsDouble();
+        put(trace, Roofline.attributes("gpu.", prefillWork.plus(decodeWork[0]), total, peak));
+        // The phases without their raw byte and FLOP counts (the request's totals carry those).
+        put(trace, Roofline.phaseAttributes("gpu.prefill.", prefillWork, prefillGpu, peak));
+        put(trace, Roofline.phaseAttributes("gpu.decode.", decodeWork[0], total - prefillGpu, peak));
+      }
+      return Arrays.copyOf(out, produced[0]);
+    } finally {
+      seq.release();
+    }
   }
 
-  private int[] generate(InferenceTrace trace, Launcher launcher, DoubleSupplier gpuMs, Generation g, int[] prompt,
-      int maxTokens, IntConsumer onToken) throws Exception {
-    g.prefill(prompt);
-    launcher.launch(g, "prefill");   // through TracedEngine the launch is the INFER stage
-    float[][] logits = {g.lastLogits()};
-    g.advance();
-    double prefillGpu = gpuMs.getAsDouble();
-    Roofline.Work prefillWork = roofline.prefill(prompt.length);
-    Roofline.Work[] decodeWork = {Roofline.Work.NONE};
-    int[] out = new int[maxTokens];
-    int[] produced = {0};
-    boolean[] used = new boolean[config.vocab()];
-    trace.runStage(Stage.DECODE, () -> {
-      for (int step = 0; step < maxTokens; step++) {
-        float[] l = logits[0];
-        int next = Backend.greedy(outputTokens, t -> l[t], used, step);
-        if (next == Tokenizer.EOS) {
-          break;
-        }
-        used[next] = true;
-        out[produced[0]++] = next;
-        onToken.accept(next);
-        trace.token();
-        if (step + 1 < maxTokens) {
-          decodeWork[0] = decodeWork[0].plus(roofline.decode(g.past()));
-          g.decode(next);
-          launcher.launch(g, "decode step");
-          logits[0] = g.lastLogits();
-          g.advance();
-        }
-      }
-    });
-    if (peak != null) {
-      double total = gpuMs.getAsDouble();
-      put(trace, Roofline.attributes("gpu.", prefillWork.plus(decodeWork[0]), total, peak));
-      // The phases without their raw byte and FLOP counts (the request's totals carry those).
-      put(trace, Roofline.phaseAttributes("gpu.prefill.", prefillWork, prefillGpu, peak));
-      put(trace, Roofline.phaseAttributes("gpu.decode.", decodeWork[0], total - prefillGpu, peak));
-    }
-    return Arrays.copyOf(out, produced[0]);
+  /** One launch of one row: {@code tokens} at {@code start} of {@code seq}. */
+  private static float[][] one(TensorRtSteps lane, InferenceTrace trace, TensorRtSteps.Slot seq, int[] tokens,
+      int start, TensorRtSteps.Launcher launcher) {
+    List<StepModel.Chunk> chunk = List.of(new StepModel.Chunk(trace, seq, tokens, start));
+    return lane.run(chunk, lane.layout(chunk), launcher, e -> {});
   }
 
   private static void put(InferenceTrace trace, Map<String, String> attributes) {
     attributes.forEach(trace::attribute);
   }
 
-  private static void launch(TracedEngine.Request r, Generation g, String what) throws Exception {
-    if (!r.launch(g::bind)) {
-      throw new IllegalStateException("TensorRT refused the " + what + " launch (see the record's events)");
-    }
-  }
-
   @Override
   public void close() {
     traced.close();
-    for (Generation g : generations) {
-      g.close();
+    for (TensorRtSteps s : made) {
+      s.close();
     }
     TensorRtObjects.destroy(engine);
     TensorRtObjects.destroy(runtime);

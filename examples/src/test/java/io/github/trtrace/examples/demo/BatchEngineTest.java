@@ -185,6 +185,96 @@ class BatchEngineTest {
     assertThat(f.culprits()).first().isEqualTo(new BatchFindings.Culprit("api-document", document.length, 3));
   }
 
+  /** The CPU model held to a smaller step (3 rows, 32-token chunks), failing every step that carries api-bad. */
+  private static final class SmallSteps implements StepModel {
+    final CpuBackend cpu;
+    final AtomicLong opened = new AtomicLong();
+    final AtomicLong released = new AtomicLong();
+
+    SmallSteps(CpuBackend cpu) {
+      this.cpu = cpu;
+    }
+
+    @Override public String modelName() { return cpu.modelName(); }
+
+    @Override public int vocabularySize() { return cpu.vocabularySize(); }
+
+    @Override public int maxRows() { return 3; }
+
+    @Override public int maxChunkTokens() { return 32; }
+
+    @Override
+    public Sequence sequence(int capacity) {
+      opened.incrementAndGet();
+      CpuBackend.Sequence own = cpu.sequence(capacity);
+      return new Wrapped(own, released);
+    }
+
+    @Override
+    public float[][] step(SharedLaunch launch, List<Chunk> chunks) {
+      List<Chunk> own = new ArrayList<>();
+      for (Chunk c : chunks) {
+        if (c.trace().requestId().equals("api-bad")) {
+          launch.error("test.step_failed");
+          throw new IllegalStateException("step refused");
+        }
+        own.add(new Chunk(c.trace(), ((Wrapped) c.seq()).own, c.tokens(), c.start()));
+      }
+      return cpu.step(launch, own);
+    }
+
+    @Override
+    public int[] next(float[][] last, boolean[][] used, int[] steps) {
+      return cpu.next(last, used, steps);
+    }
+
+    private record Wrapped(CpuBackend.Sequence own, AtomicLong released) implements Sequence {
+      @Override
+      public void release() {
+        released.incrementAndGet();
+      }
+    }
+  }
+
+  @Test
+  void aFailedStepFailsItsMembersOnlyAndTheStepsKeepToTheModelsLimits(@TempDir Path dir) throws Exception {
+    SmallSteps model = new SmallSteps(cpu);
+    InMemorySink memory = InMemorySink.create();
+    Path launchLog = dir.resolve("launches.log");
+    List<int[]> answers = new ArrayList<>();
+    List<int[]> prompts = List.of(prompt(100, 1), prompt(20, 2), prompt(70, 3), prompt(12, 4), prompt(40, 5));
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(memory).launchLog(launchLog).build()) {
+      BatchEngine engine = BatchEngine.start(model, BatchEngine.Settings.continuous(), 0, tracer);
+      try {
+        CompletableFuture<int[]> bad = submit(engine, tracer, "api-bad", prompt(50, 9), 8, id -> {});
+        assertThat(bad).failsWithin(120, TimeUnit.SECONDS).withThrowableOfType(Exception.class)
+            .withMessageContaining("step refused");
+        List<CompletableFuture<int[]>> done = new ArrayList<>();
+        for (int i = 0; i < prompts.size(); i++) {
+          done.add(submit(engine, tracer, "api-" + i, prompts.get(i), 12, id -> {}));
+        }
+        for (CompletableFuture<int[]> f : done) {
+          answers.add(f.orTimeout(120, TimeUnit.SECONDS).join());
+        }
+      } finally {
+        engine.close();
+      }
+      tracer.flush().orTimeout(30, TimeUnit.SECONDS).join();
+    }
+    Served alone = serve(BatchEngine.Settings.onePerWorker(), prompts, 12, dir);
+    for (int i = 0; i < prompts.size(); i++) {
+      assertThat(answers.get(i)).as("api-%d", i).containsExactly(alone.answers().get(i));
+    }
+    assertThat(record(memory, "api-bad").errorType()).isEqualTo("test.step_failed");
+    for (JsonNode l : launchLines(launchLog)) {
+      assertThat(l.path("batch_size").asInt()).isBetween(1, 3);
+      for (JsonNode m : l.path("members")) {
+        assertThat(m.path("prefill_tokens").asInt()).isLessThanOrEqualTo(32);
+      }
+    }
+    assertThat(model.released.get()).as("every key/value cache given back").isEqualTo(model.opened.get());
+  }
+
   private static CompletableFuture<int[]> submit(BatchEngine e, InferenceTracer tracer, String id, int[] prompt,
       int maxTokens, IntConsumer onToken) {
     InferenceTrace t = tracer.start("m", id);

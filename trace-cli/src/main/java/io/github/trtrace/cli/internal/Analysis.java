@@ -29,7 +29,11 @@ final class Analysis {
         if (why != null) {
           return why;
         }
-        batch.add(launch);
+        if (launch.kernelsLine) {
+          batch.addKernels(launch);
+        } else {
+          batch.add(launch);
+        }
         return LineReader.LAUNCH;
       }
       String why = parser.parse(buf, off, len, rec);

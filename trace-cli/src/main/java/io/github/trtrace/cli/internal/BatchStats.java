@@ -52,6 +52,16 @@ final class BatchStats {
   private final PriorityQueue<Slow> slowest =
       new PriorityQueue<>(Comparator.comparingDouble(Slow::tpotMs).thenComparing(Slow::requestId, Comparator.reverseOrder()));
 
+  /** Kernels lines read (launches whose GPU kernels CUPTI recorded) and the activities on them. */
+  long kernelLines;
+  long kernelActivities;
+
+  /** A kernels line: counted, not a launch. */
+  void addKernels(LaunchLine l) {
+    kernelLines++;
+    kernelActivities += l.kernels;
+  }
+
   void add(LaunchLine l) {
     launches++;
     String phase = l.phase == null ? "(unknown)" : l.phase;
@@ -169,6 +179,10 @@ final class BatchStats {
       out.add(String.format(Locale.ROOT, "Prefills that most often shared the steps of the %d requests at or above p%.0f"
               + " TPOT (%s; by their slowed_by): %s. Look one up with trtrace explain %s.", slow().size(), SLOW_PERCENTILE,
           Explanation.fine(slowTpotMs()), String.join(", ", named), Fmt.visible(slow().get(0).requestId())));
+    }
+    if (kernelLines > 0) {
+      out.add(String.format(Locale.ROOT, "Kernel records (CUPTI) for %s launches, %s GPU activities: trtrace explain <request>"
+          + " shows a request's slowest kernels.", Fmt.count(kernelLines), Fmt.count(kernelActivities)));
     }
     if (launches > 0) {
       out.add(sharesOff == 0

@@ -50,12 +50,33 @@ final class ExplainText {
         ms(e, RecordConvention.SLOT_WAIT_MS), ms(e, RecordConvention.QUEUE_MS), (long) e.num(RecordConvention.PREEMPTIONS, 0),
         ms(e, RecordConvention.PREEMPTED_MS), (long) e.num(RecordConvention.FAILED_LAUNCHES, 0));
     conservation(out, e);
+    kernels(out, e.kernels, j.launches.size());
     if (launches && !j.launches.isEmpty()) {
       launchTable(out, e);
     }
     if (j.read.malformed + j.read.torn > 0) {
       out.println("  read: " + j.read.describe());
     }
+  }
+
+  /** Its slowest kernels, when some of its launches had their kernels recorded. */
+  static void kernels(PrintStream out, KernelBreakdown k, int launches) {
+    if (k.recorded() == 0) {
+      return;
+    }
+    out.printf(Locale.ROOT, "  kernels (CUPTI) recorded in %d of its %d launches: %s of kernels in %s of launch time"
+            + " (gpu_ms); slowest:%n", k.recorded(), launches, KernelBreakdown.ms(k.kernelMs()), KernelBreakdown.ms(k.launchMs()));
+    StatsText.Table t = new StatsText.Table("kernel", ">ms", ">launches", ">share of launch time");
+    for (KernelBreakdown.Kernel x : k.slowest()) {
+      t.row(Fmt.visible(shorten(x.name())), KernelBreakdown.ms(x.ms()), Fmt.count(x.launches()),
+          Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", 100 * x.share()));
+    }
+    t.print(out);
+  }
+
+  /** A kernel name cut for a table column (the launch log keeps it whole, up to its bound). */
+  static String shorten(String name) {
+    return name.length() <= 80 ? name : name.substring(0, 79) + "…";
   }
 
   private static void conservation(PrintStream out, Explanation e) {

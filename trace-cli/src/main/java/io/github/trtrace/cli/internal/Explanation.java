@@ -28,6 +28,8 @@ final class Explanation {
   record Neighbour(String requestId, int steps, long prefillTokens) {}
 
   final LaunchJoin join;
+  /** Its slowest kernels, from the kernels lines of its recorded launches (none recorded: {@code recorded} 0). */
+  final KernelBreakdown kernels;
   final JsonNode r;
   final long launchCount;
   final boolean slow;
@@ -44,6 +46,7 @@ final class Explanation {
 
   Explanation(LaunchJoin join) {
     this.join = join;
+    this.kernels = KernelBreakdown.of(join);
     this.r = java.util.Objects.requireNonNull(join.record, "record");
     this.launchCount = (long) num(RecordConvention.LAUNCH_COUNT, 0);
     ratio("TPOT", num(RecordConvention.TPOT_MS, Double.NaN), join.tpot);

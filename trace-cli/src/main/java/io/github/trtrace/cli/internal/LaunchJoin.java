@@ -33,10 +33,13 @@ final class LaunchJoin {
   final Hist tpot;
   final Hist ttft;
   final Hist latency;
+  /** The kernels lines of the request's launches, by launch ID (those whose kernels were recorded). */
+  final java.util.Map<Long, LaunchLine> kernels;
 
   private LaunchJoin(String requestId, LineReader.Summary read, @Nullable JsonNode record, @Nullable String recordAt,
       int recordsWithId, List<LaunchLine> launches, long launchLines, long[] truncated, int truncatedCount, Hist tpot,
-      Hist ttft, Hist latency) {
+      Hist ttft, Hist latency, java.util.Map<Long, LaunchLine> kernels) {
+    this.kernels = kernels;
     this.requestId = requestId;
     this.read = read;
     this.record = record;
@@ -66,11 +69,18 @@ final class LaunchJoin {
     long[] launchLines = {0};
     long[][] truncated = {new long[16]};
     int[] truncatedCount = {0};
+    // kernels lines come after their launch line in one file, but files may be read in any order: all are kept
+    // (compact: at most KEPT_KERNELS activities each) until the request's launches are known
+    java.util.Map<Long, LaunchLine> kernelLines = new java.util.HashMap<>();
     LineReader.Summary read = LineReader.read(files, (buf, off, len, file, lineNo) -> {
       if (launchParser.isLaunch(buf, off, len)) {
         String why = launchParser.parse(buf, off, len, line);
         if (why != null) {
           return why;
+        }
+        if (line.kernelsLine) {
+          kernelLines.put(line.id, compact(line));
+          return LineReader.LAUNCH;
         }
         launchLines[0]++;
         if (line.indexOf(requestId) >= 0) {
@@ -108,8 +118,40 @@ final class LaunchJoin {
       return null;
     }, progress);
     mine.sort(Comparator.comparingLong(l -> l.id));
+    java.util.Map<Long, LaunchLine> kernels = new java.util.TreeMap<>();
+    for (LaunchLine l : mine) {
+      LaunchLine k = kernelLines.get(l.id);
+      if (k != null) {
+        kernels.put(l.id, k);
+      }
+    }
     return new LaunchJoin(requestId, read, (JsonNode) found[0], (String) found[1], withId[0], mine, launchLines[0],
-        truncated[0], truncatedCount[0], tpot, ttft, latency);
+        truncated[0], truncatedCount[0], tpot, ttft, latency, kernels);
+  }
+
+  /** Activities of a kernels line kept per launch: its kernels aggregated by name, the slowest this many. */
+  static final int KEPT_KERNELS = 32;
+
+  /** A copy of a kernels line with its kernels summed by name, the {@value #KEPT_KERNELS} slowest kept. */
+  static LaunchLine compact(LaunchLine line) {
+    java.util.Map<String, Double> byName = new java.util.HashMap<>();
+    double kernelMs = 0;
+    for (int i = 0; i < line.kernels; i++) {
+      if ("kernel".equals(line.kernelKinds[i])) {
+        byName.merge(line.kernelNames[i], line.kernelMs[i], Double::sum);
+        kernelMs += line.kernelMs[i];
+      }
+    }
+    LaunchLine c = new LaunchLine();
+    c.kernelsLine = true;
+    c.id = line.id;
+    c.spanMs = line.spanMs;
+    c.activitiesTruncated = line.activitiesTruncated;
+    c.kernelMsSum = kernelMs;
+    byName.entrySet().stream()
+        .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
+        .limit(KEPT_KERNELS).forEach(e -> c.addKernel("kernel", e.getKey(), e.getValue()));
+    return c;
   }
 
   /** Launches with IDs in {@code [first, last]} whose member lists were truncated and do not list this request. */

@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One line of a launch log ({@code launch-log.schema.json} in trace-core), reused from line to line by
- * {@link LaunchParser}: the launch, and its listed members with what each put through it and its share.
+ * {@link LaunchParser}: the launch, and its listed members with what each put through it and its share; or,
+ * for a {@code kernels} line ({@link #kernelsLine}), the GPU activities CUPTI recorded for launch {@link #id}.
  * Unknown numbers are NaN; {@link #copy()} keeps one.
  */
 final class LaunchLine {
@@ -29,8 +30,23 @@ final class LaunchLine {
   long[] memberPrefill = new long[8];
   int[] memberDecode = new int[8];
   double[] memberShare = new double[8];
+  /** A {@code kernels} line (CUPTI's GPU activities of launch {@link #id}) rather than a launch line. */
+  boolean kernelsLine;
+  int kernels;
+  String[] kernelKinds = new String[8];
+  String[] kernelNames = new String[8];
+  double[] kernelMs = new double[8];
+  double spanMs = Double.NaN;
+  int activitiesTruncated;
+  /** Sum of the line's kernel durations, all of them (set by {@link LaunchJoin#compact}, which keeps the slowest). */
+  double kernelMsSum = Double.NaN;
 
   void clear() {
+    kernelsLine = false;
+    kernels = 0;
+    kernelMsSum = Double.NaN;
+    spanMs = Double.NaN;
+    activitiesTruncated = 0;
     id = -1;
     timestampMicros = Rec.NO_TIME;
     phase = null;
@@ -59,6 +75,20 @@ final class LaunchLine {
     memberDecode[members] = 0;
     memberShare[members] = Double.NaN;
     return members++;
+  }
+
+  /** Appends one activity of a kernels line. */
+  void addKernel(String kind, String name, double ms) {
+    if (kernels == kernelNames.length) {
+      int n = kernels * 2;
+      kernelKinds = Arrays.copyOf(kernelKinds, n);
+      kernelNames = Arrays.copyOf(kernelNames, n);
+      kernelMs = Arrays.copyOf(kernelMs, n);
+    }
+    kernelKinds[kernels] = kind;
+    kernelNames[kernels] = name;
+    kernelMs[kernels] = ms;
+    kernels++;
   }
 
   /** Index of {@code requestId} among the listed members, or -1. */
@@ -137,6 +167,14 @@ final class LaunchLine {
     c.memberPrefill = Arrays.copyOf(memberPrefill, Math.max(1, members));
     c.memberDecode = Arrays.copyOf(memberDecode, Math.max(1, members));
     c.memberShare = Arrays.copyOf(memberShare, Math.max(1, members));
+    c.kernelsLine = kernelsLine;
+    c.kernels = kernels;
+    c.kernelKinds = Arrays.copyOf(kernelKinds, Math.max(1, kernels));
+    c.kernelNames = Arrays.copyOf(kernelNames, Math.max(1, kernels));
+    c.kernelMs = Arrays.copyOf(kernelMs, Math.max(1, kernels));
+    c.spanMs = spanMs;
+    c.kernelMsSum = kernelMsSum;
+    c.activitiesTruncated = activitiesTruncated;
     return c;
   }
 }

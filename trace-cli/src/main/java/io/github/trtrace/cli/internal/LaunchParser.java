@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * Tells launch-log lines from records and parses a launch line into a reused {@link LaunchLine} with
  * Jackson's streaming parser. A launch line is a JSON object with {@code launch_id} and no {@code
  * request_id} at its top level (records have {@code request_id}); it is malformed without a numeric
- * {@code launch_id} or a {@code members} array.
+ * {@code launch_id} or a {@code members} array. A {@code kernels} line (the GPU activities of one launch) has
+ * a {@code kernels} array instead of members.
  */
 final class LaunchParser {
   static final String LAUNCH_ID = "launch_id";
@@ -107,6 +108,18 @@ final class LaunchParser {
           case "status" -> l.status = RecordParser.text(p, t);
           case "error_type" -> l.errorType = RecordParser.text(p, t);
           case "members_truncated" -> l.membersTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
+          case "span_ms" -> l.spanMs = RecordParser.number(p, t);
+          case "activities_truncated" -> l.activitiesTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
+          case "kernels" -> {
+            if (t != JsonToken.START_ARRAY) {
+              return "kernels is not an array";
+            }
+            l.kernelsLine = true;
+            String why = kernels(p, l);
+            if (why != null) {
+              return why;
+            }
+          }
           case "members" -> {
             if (t != JsonToken.START_ARRAY) {
               return "members is not an array";
@@ -131,7 +144,32 @@ final class LaunchParser {
     if (l.id < 0) {
       return "launch_id is not a number >= 0";
     }
-    return sawMembers ? null : "no members";
+    return sawMembers || l.kernelsLine ? null : "no members";
+  }
+
+  /** The activities of a kernels line: kind, name and ms of each (the rest is for other tools). */
+  private static @Nullable String kernels(JsonParser p, LaunchLine l) throws IOException {
+    JsonToken t;
+    while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
+      String kind = null;
+      String name = null;
+      double ms = Double.NaN;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (field) {
+          case "kind" -> kind = RecordParser.text(p, v);
+          case "name" -> name = RecordParser.text(p, v);
+          case "ms" -> ms = RecordParser.number(p, v);
+          default -> p.skipChildren();
+        }
+      }
+      if (kind == null || name == null || !(ms >= 0)) {
+        return "a kernel without kind, name or ms >= 0";
+      }
+      l.addKernel(kind, name, ms);
+    }
+    return t == JsonToken.END_ARRAY ? null : "a kernel is not an object";
   }
 
   private static @Nullable String members(JsonParser p, LaunchLine l) throws IOException {

@@ -34,7 +34,29 @@ final class LaunchTimeline {
           .append(" Red: its decode steps that carried another request's prefill; orange: a neighbour's prefill.")
           .append("</figcaption></figure>");
     }
+    kernels(h, e.kernels, e.join.launches.size());
     h.append("</section>\n");
+  }
+
+  /** Its slowest kernels as bars of their share of launch time (kernels lines of its recorded launches). */
+  static void kernels(StringBuilder h, KernelBreakdown k, int launches) {
+    if (k.recorded() == 0) {
+      return;
+    }
+    h.append("<h3>Slowest kernels</h3><p class=\"sub\">CUPTI kernel records of ").append(k.recorded()).append(" of its ")
+        .append(launches).append(" launches: ").append(Html.esc(KernelBreakdown.ms(k.kernelMs()))).append(" of kernels in ")
+        .append(Html.esc(KernelBreakdown.ms(k.launchMs()))).append(" of launch time (gpu_ms).</p>")
+        .append("<table id=\"request-kernels\"><tr><th>kernel</th><th>ms</th><th>launches</th><th>share of launch time</th></tr>");
+    for (KernelBreakdown.Kernel x : k.slowest()) {
+      double pct = Double.isNaN(x.share()) ? 0 : Math.max(0, Math.min(100, 100 * x.share()));
+      h.append("<tr><td class=\"mono\" title=\"").append(Html.esc(x.name())).append("\">")
+          .append(Html.esc(ExplainText.shorten(x.name()))).append("</td><td>").append(Html.esc(KernelBreakdown.ms(x.ms())))
+          .append("</td><td>").append(x.launches()).append("</td><td><svg class=\"kbar\" width=\"160\" height=\"12\"")
+          .append(" role=\"img\"><rect x=\"0\" y=\"1\" height=\"10\" width=\"")
+          .append(String.format(Locale.ROOT, "%.1f", 1.6 * pct)).append("\"></rect></svg> ")
+          .append(Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", pct)).append("</td></tr>");
+    }
+    h.append("</table>");
   }
 
   private static String svg(Explanation e) {
@@ -121,5 +143,6 @@ final class LaunchTimeline {
       ".why{padding:8px 12px;border-left:5px solid #c92a2a;background:#fff5f5;font-weight:600}",
       ".lane-label{font-size:10px;fill:#3e4c59;font-family:ui-monospace,Menlo,Consolas,monospace}",
       ".step.decode{fill:#7b8794}.step.shared{fill:#c92a2a}.step.own-prefill{fill:#2680c2}.step.failed{fill:#1f2933}",
-      ".nb.prefill{fill:#e8590c}.nb.decode{fill:#cbd2d9}.slot-wait{fill:#f0b429;fill-opacity:.5}");
+      ".nb.prefill{fill:#e8590c}.nb.decode{fill:#cbd2d9}.slot-wait{fill:#f0b429;fill-opacity:.5}",
+      ".kbar{background:#e4e7eb;vertical-align:middle}.kbar rect{fill:#2680c2}");
 }

@@ -103,6 +103,88 @@ class LaunchLogTest {
   }
 
   @Test
+  void kernelsRecordedAfterALaunchClosedAreOneSchemaValidKernelsLineJoinedByLaunchId() throws Exception {
+    Path log = dir.resolve("kernels.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).decode(b).gpuMs(0.05);
+        id = l.id();
+        activities = l.activityLog();
+        assertThat(l.hasMember("req-b")).isTrue();
+        assertThat(l.hasMember("req-c")).isFalse();
+      }
+      a.close();
+      b.close();
+      long t0 = 5_000_000_000L;
+      boolean queued = activities.write(id, List.of(
+          new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.MEMCPY, "HtoD", t0, t0 + 2_000, 0, 0, 0, 0, 0, 0, 4096),
+          new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "gemm<float>", t0 + 3_000, t0 + 33_000,
+              64, 2, 1, 128, 1, 1, 0),
+          new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "gelu", t0 + 34_000, t0 + 44_000,
+              16, 1, 1, 256, 1, 1, 0)), 3);
+      assertThat(queued).isTrue();
+      f.tracer.flush().join();
+      List<JsonNode> lines = read(log);
+      assertThat(lines).hasSize(2);
+      JsonNode k = lines.get(1);
+      assertThat(k.get("launch_id").asLong()).isEqualTo(lines.get(0).get("launch_id").asLong()).isEqualTo(id);
+      assertThat(k.get("kernels")).hasSize(3);
+      assertThat(k.get("kernels").get(0).get("bytes").asLong()).isEqualTo(4096);
+      assertThat(k.get("kernels").get(1).get("name").asText()).isEqualTo("gemm<float>");
+      assertThat(k.get("kernels").get(1).get("grid").get(1).asInt()).isEqualTo(2);
+      assertThat(k.get("kernels").get(1).get("ms").asDouble()).isCloseTo(0.030, within(1e-12));
+      assertThat(k.get("kernel_count").asInt()).isEqualTo(2);
+      assertThat(k.get("kernel_ms").asDouble()).isCloseTo(0.040, within(1e-12));
+      assertThat(k.get("span_ms").asDouble()).isCloseTo(0.044, within(1e-12));
+      assertThat(k.get("activities_truncated").asInt()).isEqualTo(3);
+      assertThat(f.tracer.launchStats().dropped()).isZero();
+    }
+  }
+
+  @Test
+  void aKernelsLineListsAtMostItsBoundAndCountsTheRestWithTheRecordersOwn() throws Exception {
+    Path log = dir.resolve("many-kernels.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        id = l.id();
+        activities = l.activityLog();
+      }
+      List<SharedLaunch.GpuActivity> many = new ArrayList<>();
+      int n = io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES + 10;
+      for (int i = 0; i < n; i++) {
+        many.add(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k" + i, i * 10L, i * 10L + 5,
+            1, 1, 1, 32, 1, 1, 0));
+      }
+      assertThat(activities.write(id, many, 7)).isTrue();
+      f.tracer.flush().join();
+      JsonNode k = read(log).get(1);
+      assertThat(k.get("kernels")).hasSize(io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES);
+      assertThat(k.get("activities_truncated").asInt()).isEqualTo(17);
+      assertThat(k.get("kernel_count").asInt()).isEqualTo(io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES);
+    }
+  }
+
+  @Test
+  void aTracerWithoutLaunchLogDropsKernelLinesAndSaysSo() {
+    try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", batch -> {}))
+        .shutdownHook(false).build()) {
+      SharedLaunch.ActivityLog log;
+      long id;
+      try (SharedLaunch l = tracer.launch(null)) {
+        log = l.activityLog();
+        id = l.id();
+      }
+      assertThat(log.write(id, List.of(), 0)).isFalse();
+    }
+  }
+
+  @Test
   void aLargeBatchsLineListsTheBoundAndCountsTheRest() throws Exception {
     Path log = dir.resolve("big.log");
     try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", batch -> {}))

@@ -10,6 +10,7 @@ import io.github.trtrace.tensorrt.cuda.GpuTimer;
 import io.github.trtrace.tensorrt.model.log.RecordedError;
 import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.log.TrtLogPipeline;
+import io.github.trtrace.tensorrt.internal.cupti.CuptiRecorder;
 import io.github.trtrace.tensorrt.internal.shim.LayerSampleConsumer;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.ShimProfiler;
@@ -18,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.bytedeco.tensorrt.global.nvinfer;
@@ -59,6 +62,10 @@ import org.slf4j.LoggerFactory;
  *   });
  * }
  * }</pre>
+ *
+ * <p>A shared launch the {@link KernelRecordPolicy} picks (off by default) has its GPU kernels recorded through
+ * CUPTI and written to the launch log as a {@code kernels} line; with an NVTX tool attached, each shared launch's
+ * enqueue is inside an NVTX range {@code trtrace launch <id>} (see docs/tensorrt.md).
  *
  * <p>The engine itself stays yours: closing a {@code TracedEngine} destroys its contexts, streams,
  * events, activation memory and shim objects (in reverse order of creation), not the {@code
@@ -127,7 +134,9 @@ public final class TracedEngine implements AutoCloseable {
     String fingerprint = b.fingerprint != null ? b.fingerprint
         : b.buildReport == null ? null : b.buildReport.engineFingerprint();
     this.fingerprint = fingerprint;
-    this.execution = new TracedExecution<>(seams, b.profiling, fingerprint, b.borrowTimeout, b.maxLayers, b.buildReport);
+    KernelRecordPolicy kernels = b.kernels != null ? b.kernels : KernelRecordPolicy.fromSystemProperties();
+    this.execution = new TracedExecution<>(seams, b.profiling, fingerprint, b.borrowTimeout, b.maxLayers, b.buildReport,
+        kernels, CuptiRecorder::shared);
     this.closeTimeout = b.borrowTimeout;
     this.pipeline = b.pipeline;
     this.listener = execution.eventListener();
@@ -205,6 +214,15 @@ public final class TracedEngine implements AutoCloseable {
     return execution.launch(launch, slot -> binder.bind(slot.bound, slot.stream));
   }
 
+  /**
+   * Writes the kernel records CUPTI holds so far to the launch log (a forced flush, on the recorder's thread)
+   * and completes when they are queued there; at once when this engine never recorded kernels. For checks and
+   * shutdown: records of launches still running on the device are not complete yet.
+   */
+  public CompletableFuture<Void> flushKernelRecords() {
+    return execution.flushKernelRecords();
+  }
+
   /** The engine fingerprint written on records and launches, or null when none was given. */
   public @Nullable String fingerprint() {
     return fingerprint;
@@ -240,6 +258,14 @@ public final class TracedEngine implements AutoCloseable {
     for (int i = slots.size() - 1; i >= 0; i--) {
       slots.get(i).close();
     }
+    try {
+      execution.flushKernelRecords().get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LoggerFactory.getLogger(TracedEngine.class).warn("TracedEngine closed before its kernel records were written: {}",
+          e.toString());
+    }
   }
 
   /** Options of a traced engine. */
@@ -252,6 +278,7 @@ public final class TracedEngine implements AutoCloseable {
     private @Nullable TrtLogPipeline pipeline;
     private Duration borrowTimeout = Duration.ofSeconds(30);
     private int maxLayers = 64;
+    private @Nullable KernelRecordPolicy kernels;
 
     private Builder(ICudaEngine engine) {
       this.engine = Objects.requireNonNull(engine, "engine");
@@ -269,6 +296,17 @@ public final class TracedEngine implements AutoCloseable {
     /** When to collect per-layer times; default never. */
     public Builder profiling(ProfilingPolicy policy) {
       this.profiling = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Which shared launches get their GPU kernels recorded (CUPTI), written to the launch log as {@code kernels}
+     * lines; default {@link KernelRecordPolicy#fromSystemProperties()}, off unless an operator set {@value
+     * KernelRecordPolicy#SAMPLE_PROPERTY} or {@value KernelRecordPolicy#REQUEST_PROPERTY}. Off: no CUPTI
+     * library is loaded and no CUPTI call made.
+     */
+    public Builder kernelRecords(KernelRecordPolicy policy) {
+      this.kernels = Objects.requireNonNull(policy, "policy");
       return this;
     }
 

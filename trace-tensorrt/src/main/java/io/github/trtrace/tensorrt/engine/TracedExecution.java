@@ -1,3 +1,4 @@
+// Over 400 lines: the one execution path and its two targets (a request's own trace, a shared launch) with what each does around the enqueue (layers, errors, NVTX ranges, CUPTI correlation), kept together so the path reads in one place.
 package io.github.trtrace.tensorrt.engine;
 
 import io.github.trtrace.core.InferenceTrace;
@@ -9,6 +10,8 @@ import io.github.trtrace.tensorrt.model.log.TrtLogClassifier;
 import io.github.trtrace.tensorrt.model.log.TrtLogEvent;
 import io.github.trtrace.tensorrt.model.log.TrtLogKind;
 import io.github.trtrace.tensorrt.model.log.TrtSeverity;
+import io.github.trtrace.tensorrt.internal.cupti.LaunchRecorder;
+import io.github.trtrace.tensorrt.internal.shim.Nvtx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +58,10 @@ final class TracedExecution<C> implements AutoCloseable {
   private final Duration borrowTimeout;
   private final int maxLayers;
   private final @Nullable BuildReport buildReport;
+  private final KernelRecordPolicy kernels;
+  /** Starts the process's recorder: called on the first launch the kernel policy picks, never before. */
+  private final Supplier<LaunchRecorder> recorderStart;
+  private volatile @Nullable LaunchRecorder recorder;
   /** The target whose launch runs on each thread now: TensorRT's messages on that thread are its. */
   private final Map<Thread, Target> running = new ConcurrentHashMap<>();
 
@@ -72,6 +80,21 @@ final class TracedExecution<C> implements AutoCloseable {
       Duration borrowTimeout,
       int maxLayers,
       @Nullable BuildReport buildReport) {
+    this(slots, profiling, fingerprint, borrowTimeout, maxLayers, buildReport, KernelRecordPolicy.off(),
+        () -> LaunchRecorder.OFF);
+  }
+
+  TracedExecution(
+      List<? extends ExecutionSlot<C>> slots,
+      ProfilingPolicy profiling,
+      @Nullable String fingerprint,
+      Duration borrowTimeout,
+      int maxLayers,
+      @Nullable BuildReport buildReport,
+      KernelRecordPolicy kernels,
+      Supplier<LaunchRecorder> recorderStart) {
+    this.kernels = Objects.requireNonNull(kernels, "kernels");
+    this.recorderStart = Objects.requireNonNull(recorderStart, "recorderStart");
     if (maxLayers < 1) {
       throw new IllegalArgumentException("maxLayers must be >= 1: " + maxLayers);
     }
@@ -202,6 +225,23 @@ final class TracedExecution<C> implements AutoCloseable {
       slot.drainLayers(layers::add);
     }
 
+    private long range;
+
+    @Override
+    public void beforeEnqueue() {
+      if (Nvtx.enabled()) {
+        range = Nvtx.start(Nvtx.REQUEST_PREFIX + trace.requestId());
+      }
+    }
+
+    @Override
+    public void afterEnqueue() {
+      if (range != 0) {
+        Nvtx.end(range);
+        range = 0;
+      }
+    }
+
     /**
      * Ends the request's use of the engine: attaches the aggregated layer table (the {@code
      * maxLayers} slowest layers, in engine order; the count left out in {@value
@@ -246,7 +286,8 @@ final class TracedExecution<C> implements AutoCloseable {
     Objects.requireNonNull(launch, "launch");
     boolean profiledLaunch = profiling.shouldProfile();
     long start = System.nanoTime();
-    Shared target = new Shared(launch, profiledLaunch ? LayerTable.create() : null);
+    LaunchRecorder rec = kernels.enabled() && kernels.shouldRecord(launch) ? recorder() : LaunchRecorder.OFF;
+    Shared target = new Shared(launch, profiledLaunch ? LayerTable.create() : null, rec, kernels.requestId());
     try {
       return execute(target, binder, profiledLaunch);
     } finally {
@@ -258,6 +299,22 @@ final class TracedExecution<C> implements AutoCloseable {
         profiling.onCompleted((System.nanoTime() - start) / 1e6, profiledLaunch);
       }
     }
+  }
+
+  /** The process's recorder, started on first use (the kernel policy picked a launch). */
+  private LaunchRecorder recorder() {
+    LaunchRecorder r = recorder;
+    if (r == null) {
+      r = Objects.requireNonNull(recorderStart.get(), "recorder");
+      recorder = r;
+    }
+    return r;
+  }
+
+  /** Writes the kernel records held so far (a forced flush); done at once when none was ever started. */
+  java.util.concurrent.CompletableFuture<Void> flushKernelRecords() {
+    LaunchRecorder r = recorder;
+    return r == null ? java.util.concurrent.CompletableFuture.completedFuture(null) : r.flush();
   }
 
   /**
@@ -277,8 +334,17 @@ final class TracedExecution<C> implements AutoCloseable {
         InferenceTrace.StageTimer host = target.hostStage();
         try {
           binder.bind(slot.context(profiled));
-          ok = slot.launch(profiled);
-          slot.synchronize();
+          target.beforeEnqueue();
+          try {
+            ok = slot.launch(profiled);
+          } finally {
+            target.afterEnqueue();
+          }
+          try {
+            slot.synchronize();
+          } finally {
+            target.finished(); // also when the wait failed: a recorder counts its launches in flight
+          }
         } finally {
           if (host != null) {
             host.close();
@@ -331,16 +397,66 @@ final class TracedExecution<C> implements AutoCloseable {
 
     /** Takes the per-layer times of the profiled launch just run on {@code slot}. */
     void layers(ExecutionSlot<?> slot);
+
+    /** Just before the enqueue, on the launching thread: NVTX range, CUPTI correlation. */
+    default void beforeEnqueue() {}
+
+    /** Just after the enqueue (however it ended), on the same thread: undoes {@link #beforeEnqueue()}. */
+    default void afterEnqueue() {}
+
+    /** The launch finished on the device (after the stream's synchronize). */
+    default void finished() {}
   }
 
   /** A shared launch as a target: everything goes to the launch, which passes it to its members. */
   private static final class Shared implements Target {
     private final SharedLaunch launch;
     private final @Nullable LayerTable layers;
+    private final LaunchRecorder recorder;
+    private final @Nullable String requestRange;
+    private boolean correlated;
+    private boolean ranged;
+    private long requestRangeId;
 
-    Shared(SharedLaunch launch, @Nullable LayerTable layers) {
+    Shared(SharedLaunch launch, @Nullable LayerTable layers, LaunchRecorder recorder, @Nullable String requestRange) {
       this.launch = launch;
       this.layers = layers;
+      this.recorder = recorder;
+      this.requestRange = requestRange;
+    }
+
+    @Override
+    public void beforeEnqueue() {
+      if (Nvtx.enabled()) {
+        ranged = true;
+        Nvtx.push(Nvtx.LAUNCH_PREFIX + launch.id());
+        if (requestRange != null && launch.hasMember(requestRange)) {
+          requestRangeId = Nvtx.start(Nvtx.REQUEST_PREFIX + requestRange);
+        }
+      }
+      if (recorder != LaunchRecorder.OFF) {
+        correlated = recorder.begin(launch.id());
+      }
+    }
+
+    @Override
+    public void afterEnqueue() {
+      if (correlated) {
+        recorder.end(launch.id());
+      }
+      if (ranged) {
+        if (requestRangeId != 0) {
+          Nvtx.end(requestRangeId);
+        }
+        Nvtx.pop();
+      }
+    }
+
+    @Override
+    public void finished() {
+      if (correlated) {
+        recorder.completed(launch.id(), launch.activityLog());
+      }
     }
 
     @Override public @Nullable String requestId() { return null; }

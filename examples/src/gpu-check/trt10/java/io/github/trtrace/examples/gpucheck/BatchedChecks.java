@@ -112,6 +112,20 @@ final class BatchedChecks implements AutoCloseable {
         EXTENTS.maxRows(), EXTENTS.maxStep(), EXTENTS.maxPast());
   }
 
+  /** The built engine, or null before {@link #build()} or when it failed (for {@link KernelChecks}). */
+  ICudaEngine engine() {
+    return engine;
+  }
+
+  BuildReport report() {
+    return report;
+  }
+
+  /** Where {@link #build()} wrote the plan (a child process deserialises it). */
+  Path plan() {
+    return dir.resolve(MODEL + ".plan");
+  }
+
   private void needEngine() throws GpuCheck.Skip {
     if (engine == null) {
       throw new GpuCheck.Skip("no batched engine (see the batched build)");
@@ -727,12 +741,12 @@ final class BatchedChecks implements AutoCloseable {
     return "see above (60 ABBA blocks x 100 launches per mode; P=128 decode)";
   }
 
-  private interface Launch {
+  interface Launch {
     void run() throws Exception;
   }
 
   /** One mode of the overhead comparison: its launches' wall times. */
-  private static class Mode implements AutoCloseable {
+  static class Mode implements AutoCloseable {
     private final Launch launch;
     private double[] ns = new double[8192];
     private int count;

@@ -80,6 +80,8 @@ public final class GpuCheck {
 
   public static void main(String[] args) {
     new GpuCheck().run();
+    // CUPTI's own threads, attached to the JVM by its buffer callbacks (kernel records), would keep it alive
+    System.exit(0);
   }
 
   private void run() {
@@ -92,13 +94,16 @@ public final class GpuCheck {
     check("runtime: deserialize junk with recorder", this::deserializeJunk);
     check("logger bridge: TensorRtLogger -> TrtLogPipeline on real messages", this::loggerBridge);
     check("TracedBuilder: failing build -> BuildReport with diagnosis", this::tracedBuild);
-    // -Dtrtrace.checks=batched: the environment checks and the batched ones only (a shorter GPU run)
-    boolean batchedOnly = "batched".equals(System.getProperty("trtrace.checks"));
-    if (!batchedOnly) {
+    // -Dtrtrace.checks=batched: the environment checks and the batched ones only (a shorter GPU run);
+    // -Dtrtrace.checks=kernels: the environment checks, the batched build and the kernel-record checks only
+    String only = System.getProperty("trtrace.checks", "");
+    boolean batchedOnly = "batched".equals(only);
+    boolean kernelsOnly = "kernels".equals(only);
+    if (!batchedOnly && !kernelsOnly) {
       transformerChecks();
     }
-    batchedChecks();
-    if (batchedOnly) {
+    batchedChecks(kernelsOnly);
+    if (batchedOnly || kernelsOnly) {
       printTable();
       return;
     }
@@ -123,8 +128,11 @@ public final class GpuCheck {
     }
   }
 
-  /** The batched checks (one launch, many requests): SKIP where no engine can be built. */
-  private void batchedChecks() {
+  /**
+   * The batched checks (one launch, many requests), then the kernel-record checks on the batched engine: SKIP where
+   * no engine can be built. {@code kernelsOnly}: the batched build, then the kernel-record checks.
+   */
+  private void batchedChecks(boolean kernelsOnly) {
     String[] names = {
       "batched: build B x S transformer (B 1..64) through TracedBuilder",
       "batched: 8 rows in one launch == 8 single launches",
@@ -133,8 +141,17 @@ public final class GpuCheck {
       "batched: failed launch marks exactly its members (4 contexts)",
       "batched: per-launch cost, raw vs traced (noop, full)",
     };
+    String[] kernelNames = {
+      "kernels: records of every launch add up to its CUDA-event time",
+      "kernels: overhead of records at 1 %, 10 %, 100 % vs off",
+      "kernels: CUPTI taken by another subscriber (child JVM)",
+      "kernels: ncu --nvtx-include one launch's range profiles its kernels",
+    };
     if (!builderDiagnosis.isEmpty() || logger == null) {
       for (String n : names) {
+        skip(n, builderDiagnosis);
+      }
+      for (String n : kernelNames) {
         skip(n, builderDiagnosis);
       }
       return;
@@ -142,11 +159,18 @@ public final class GpuCheck {
     java.nio.file.Path artifacts = java.nio.file.Path.of(System.getProperty("trtrace.artifacts", "/tmp/trtrace-artifacts"));
     try (BatchedChecks b = new BatchedChecks(logger, artifacts)) {
       check(names[0], b::build);
-      check(names[1], b::rowsMatchSingles);
-      check(names[2], b::servedLoad);
-      check(names[3], b::throughput);
-      check(names[4], b::failingLaunch);
-      check(names[5], b::overhead);
+      if (!kernelsOnly) {
+        check(names[1], b::rowsMatchSingles);
+        check(names[2], b::servedLoad);
+        check(names[3], b::throughput);
+        check(names[4], b::failingLaunch);
+        check(names[5], b::overhead);
+      }
+      KernelChecks k = new KernelChecks(b, artifacts);
+      check(kernelNames[0], k::sums);
+      check(kernelNames[1], k::overhead);
+      check(kernelNames[2], k::taken);
+      check(kernelNames[3], k::ncu);
     } catch (java.io.IOException e) {
       check(names[0], () -> { throw e; });
     }

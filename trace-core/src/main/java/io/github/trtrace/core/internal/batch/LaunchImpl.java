@@ -300,6 +300,21 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   }
 
   @Override
+  public boolean hasMember(String requestId) {
+    for (int i = 0; i < size; i++) {
+      if (ids[i].equals(requestId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public ActivityLog activityLog() {
+    return owner.activityLog();
+  }
+
+  @Override
   public void close() {
     if (!open) {
       return; // idempotent; a pooled launch closed twice is not told from a reused one

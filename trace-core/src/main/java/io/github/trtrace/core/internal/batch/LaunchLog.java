@@ -1,6 +1,7 @@
 package io.github.trtrace.core.internal.batch;
 
 import io.github.trtrace.core.RecordConvention;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.internal.json.JsonWriter;
 import io.github.trtrace.core.sink.RecordSink;
 import java.io.IOException;
@@ -41,11 +42,18 @@ public final class LaunchLog implements AutoCloseable {
 
   /** Launches waiting to be written at most; more are dropped (counted, logged). */
   static final int CAPACITY = 1024;
+  /** {@code kernels} lines waiting to be written at most; more are dropped (counted, logged). */
+  static final int ACTIVITY_CAPACITY = 256;
+  /** Activities listed on one {@code kernels} line at most; the rest are counted in {@code activities_truncated}. */
+  public static final int MAX_ACTIVITIES = 1024;
 
   private final RecordSink sink;
   private final int maxMembers;
   /** Lock-free: a lock would allocate a wait node on the scheduler thread under contention. */
   private final org.jctools.queues.atomic.MpscAtomicArrayQueue<LaunchImpl> queue;
+  /** GPU activities of closed launches, offered by a profiler's thread (never the scheduler's). */
+  private final org.jctools.queues.atomic.MpscAtomicArrayQueue<ActivityLine> activities =
+      new org.jctools.queues.atomic.MpscAtomicArrayQueue<>(ACTIVITY_CAPACITY);
   private final Thread worker;
   private final StringBuilder line = new StringBuilder(4096);
   private final JsonWriter json = JsonWriter.create(line, RecordConvention.MAX_TEXT_LENGTH);
@@ -59,6 +67,9 @@ public final class LaunchLog implements AutoCloseable {
   private volatile boolean stop;
 
   private record Flush(long target, CompletableFuture<Void> done) {}
+
+  /** One {@code kernels} line to write: a launch's GPU activities, copied and bounded when offered. */
+  record ActivityLine(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed) {}
 
   /**
    * @param sink a {@link io.github.trtrace.core.sink.JsonLinesFileSink}, owned (closed) by this log
@@ -95,6 +106,26 @@ public final class LaunchLog implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Queues a {@code kernels} line for launch {@code launchId} (see {@link SharedLaunch.ActivityLog}); false
+   * (counted with the launch lines' drops, logged) when full or closed. Copies at most {@link #MAX_ACTIVITIES}.
+   * {@code epochNanos}: the tracer's wall clock now (the line's timestamp).
+   */
+  boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed) {
+    int listed = Math.min(list.size(), MAX_ACTIVITIES);
+    ActivityLine a = new ActivityLine(launchId, epochNanos, List.copyOf(list.subList(0, listed)),
+        Math.max(0, notListed) + (list.size() - listed));
+    offered.increment();
+    if (closed || !activities.offer(a)) {
+      dropped.increment();
+      Launches.warn("trtrace: launch log queue full or closed, kernels of launch {} not logged ({} dropped so far)",
+          launchId, dropped.sum());
+      return false;
+    }
+    java.util.concurrent.locks.LockSupport.unpark(worker);
+    return true;
+  }
+
   /** offered, written (as of the last flush), dropped (queue full), lost (I/O errors). */
   long[] counters() {
     return new long[] {offered.sum(), written, dropped.sum(), lost};
@@ -114,8 +145,9 @@ public final class LaunchLog implements AutoCloseable {
     boolean dirty = false;
     while (true) {
       LaunchImpl next = queue.poll();
-      if (next == null) {
-        if (stop && queue.isEmpty()) {
+      ActivityLine kernels = next == null ? activities.poll() : null;
+      if (next == null && kernels == null) {
+        if (stop && queue.isEmpty() && activities.isEmpty()) {
           break;
         }
         if (!dirty && !hasFlushes()) {
@@ -123,12 +155,18 @@ public final class LaunchLog implements AutoCloseable {
           continue;
         }
       }
-      if (next != null) {
-        LaunchImpl l = next;
-        try {
-          encode(l);
-        } finally {
-          l.owner.release(l);
+      if (next != null || kernels != null) {
+        if (next != null) {
+          LaunchImpl l = next;
+          try {
+            encode(l);
+          } finally {
+            l.owner.release(l);
+          }
+        } else {
+          line.setLength(0);
+          encode(kernels, json.reset(line));
+          line.append('\n');
         }
         try {
           w.writeLine(sink, line);
@@ -137,7 +175,7 @@ public final class LaunchLog implements AutoCloseable {
         }
         handled++;
         dirty = true;
-        if (!queue.isEmpty()) {
+        if (!queue.isEmpty() || !activities.isEmpty()) {
           continue;
         }
       }
@@ -293,6 +331,50 @@ public final class LaunchLog implements AutoCloseable {
         j.endObject();
       }
       j.endArray();
+    }
+    j.endObject();
+  }
+
+  /**
+   * A {@code kernels} line: the GPU activities recorded for one launch, after its launch line; see {@code
+   * launch-log.schema.json}. Totals are over the listed activities.
+   */
+  static void encode(ActivityLine a, JsonWriter j) {
+    j.beginObject();
+    j.name("timestamp");
+    StringBuilder raw = j.rawValue();
+    raw.append('"');
+    RecordConvention.appendTimestamp(instant(a.epochNanos()), raw);
+    raw.append('"');
+    j.name(LAUNCH_ID).value(a.launchId());
+    int kernels = 0;
+    long kernelNs = 0;
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    j.name("kernels").beginArray();
+    for (SharedLaunch.GpuActivity g : a.list()) {
+      j.beginObject().name("kind").value(g.kind()).name("name").value(g.name())
+          .name("start_ns").value(g.startNs()).name("end_ns").value(g.endNs()).name("ms").value(g.ms());
+      if (SharedLaunch.GpuActivity.KERNEL.equals(g.kind())) {
+        kernels++;
+        kernelNs += g.endNs() - g.startNs();
+        j.name("grid").beginArray().value(g.gridX()).value(g.gridY()).value(g.gridZ()).endArray();
+        j.name("block").beginArray().value(g.blockX()).value(g.blockY()).value(g.blockZ()).endArray();
+      } else {
+        j.name("bytes").value(g.bytes());
+      }
+      j.endObject();
+      first = Math.min(first, g.startNs());
+      last = Math.max(last, g.endNs());
+    }
+    j.endArray();
+    j.name("kernel_count").value(kernels);
+    j.name("kernel_ms").value(kernelNs / 1e6);
+    if (!a.list().isEmpty()) {
+      j.name("span_ms").value((last - first) / 1e6);
+    }
+    if (a.notListed() > 0) {
+      j.name("activities_truncated").value(a.notListed());
     }
     j.endObject();
   }

@@ -30,6 +30,7 @@ public final class Launches {
   private final TraceListener[] listeners;
   private final @Nullable LaunchLog log;
   private final Consumer<String> misuse;
+  private final SharedLaunch.ActivityLog activityLog;
   private final AtomicLong ids;
   /**
    * Free launch objects (with their member arrays grown to the largest batch they served). A launch
@@ -55,8 +56,15 @@ public final class Launches {
     this.listeners = listeners.clone();
     this.log = log;
     this.misuse = misuse;
+    this.activityLog = log == null ? SharedLaunch.ActivityLog.NONE
+        : (id, list, notListed) -> log.offerActivities(id, epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed);
     // seeded with the epoch microseconds: increasing across restarts of a service writing one log
     this.ids = new AtomicLong(epochNanosAt.applyAsLong(nanoClock.getAsLong()) / 1000);
+  }
+
+  /** The launch log's writer of GPU-activity lines, or {@link SharedLaunch.ActivityLog#NONE}. */
+  SharedLaunch.ActivityLog activityLog() {
+    return activityLog;
   }
 
   /** The launch open on the calling thread, innermost; null when none. */

@@ -1,0 +1,447 @@
+package io.github.trtrace.examples.gpucheck;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.examples.tensorrt.TransformerNetwork;
+import io.github.trtrace.tensorrt.engine.KernelRecordPolicy;
+import io.github.trtrace.tensorrt.engine.TracedEngine;
+import io.github.trtrace.tensorrt.internal.cupti.CuptiRecorder;
+import io.github.trtrace.tensorrt.internal.cupti.RecorderStats;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
+
+/**
+ * The kernel-record checks of {@link GpuCheck} (issue 21), on {@link BatchedChecks}' engine: with kernel records on
+ * for every launch, each recorded launch's GPU activities add up to its CUDA-event time within a stated tolerance,
+ * and every launch got its kernels line; the cost of records at 1 %, 10 % and 100 % of launches against off (ABBA);
+ * the same with CUPTI already taken by another subscriber (a child JVM that subscribes first); and, when {@code ncu}
+ * is there, that Nsight Compute filtered by one launch's NVTX range profiles exactly that launch's kernels (a child
+ * JVM under {@code ncu}). The launch log with kernels lines is written to the artifacts for fixtures.
+ */
+final class KernelChecks {
+  static final int PAST = 128;
+  private final BatchedChecks batched;
+  private final Path artifacts;
+  /** Kernels of one B = 8, P = 128 decode launch, as recorded by {@link #sums()}: what ncu must profile. */
+  private int decodeKernels = -1;
+
+  KernelChecks(BatchedChecks batched, Path artifacts) {
+    this.batched = batched;
+    this.artifacts = artifacts;
+  }
+
+  private ICudaEngine engine() throws GpuCheck.Skip {
+    if (batched.engine() == null) {
+      throw new GpuCheck.Skip("no batched engine (see the batched build)");
+    }
+    return batched.engine();
+  }
+
+  /**
+   * Records every launch of a small mixed load (decode at B = 1, 8, 32 and prefill of 4 x 64 tokens) and checks each
+   * kernels line against its launch line. Tolerance: the CUDA events bracket the enqueue on the stream, so their time
+   * is the GPU activities' busy time plus the gaps between consecutive activities (a few microseconds each on a
+   * back-to-back stream) and the events' own timestamps: per launch, busy <= gpu_ms x 1.02 + 2 us (only overlapping
+   * streams could exceed it) and gpu_ms - busy <= 4 us x (activities + 1) + 2 % of gpu_ms.
+   */
+  String sums() throws Exception {
+    ICudaEngine engine = engine();
+    Path records = artifacts.resolve("kernels-records.jsonl");
+    Path launches = artifacts.resolve("kernels-launches.jsonl");
+    Files.deleteIfExists(records);
+    Files.deleteIfExists(launches);
+    SplittableRandom rnd = new SplittableRandom(21);
+    int launched = 0;
+    RecorderStats stats;
+    try (InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(records).launchLog(launches).build();
+        TracedEngine traced = TracedEngine.builder(engine).buildReport(batched.report())
+            .kernelRecords(KernelRecordPolicy.builder().sampleRate(1.0).build()).build();
+        BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS)) {
+      for (int b : new int[] {1, 8, 32}) {
+        rows.stageDecode(b, PAST, rnd);
+        launched += generation(tracer, traced, rows, b, 20, "dec" + b, 0);
+      }
+      int n = 4;
+      int[] newLen = new int[n];
+      int[] pastLen = new int[n];
+      int[][] tokens = new int[n][64];
+      for (int r = 0; r < n; r++) {
+        newLen[r] = 64;
+        for (int i = 0; i < 64; i++) {
+          tokens[r][i] = 1 + rnd.nextInt(BatchedChecks.CONFIG.vocab() - 1);
+        }
+      }
+      rows.stage(n, newLen, pastLen, tokens);
+      launched += generation(tracer, traced, rows, n, 10, "pre", 64);
+      traced.flushKernelRecords().get(30, TimeUnit.SECONDS);
+      stats = CuptiRecorder.shared().stats();
+      tracer.flush().get(30, TimeUnit.SECONDS);
+    }
+    if (stats.launches() == 0 && stats.activities() == 0) {
+      throw new GpuCheck.Fail("no kernels line written: CUPTI recording did not start (see the log above); " + stats);
+    }
+    Map<Long, double[]> gpu = new HashMap<>();
+    Map<Long, Integer> batch = new HashMap<>();
+    Map<Long, double[]> busy = new TreeMap<>();
+    for (Line l : Line.read(launches)) {
+      if (l.kernels) {
+        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount});
+      } else {
+        gpu.put(l.id, new double[] {l.gpuMs});
+        batch.put(l.id, l.batchSize);
+      }
+    }
+    int within = 0;
+    double worstRel = 0;
+    List<String> off = new ArrayList<>();
+    List<Double> gaps = new ArrayList<>();
+    Map<Integer, Integer> countsAt8 = new TreeMap<>();
+    for (Map.Entry<Long, double[]> e : busy.entrySet()) {
+      double[] g = gpu.get(e.getKey());
+      if (g == null || Double.isNaN(g[0])) {
+        off.add("launch " + e.getKey() + ": kernels line without a timed launch line");
+        continue;
+      }
+      double gpuMs = g[0];
+      double busyMs = e.getValue()[0];
+      int activities = (int) e.getValue()[1];
+      double gap = gpuMs - busyMs;
+      gaps.add(gap * 1000);
+      boolean ok = busyMs <= gpuMs * 1.02 + 0.002 && gap <= 0.004 * (activities + 1) + 0.02 * gpuMs;
+      if (ok) {
+        within++;
+      } else if (off.size() < 5) {
+        off.add(String.format(Locale.ROOT, "launch %d: gpu_ms %.4f, activities %d busy %.4f ms", e.getKey(), gpuMs,
+            activities, busyMs));
+      }
+      worstRel = Math.max(worstRel, Math.abs(gap) / gpuMs);
+      if (Integer.valueOf(8).equals(batch.get(e.getKey()))) {
+        countsAt8.merge((int) e.getValue()[2], 1, Integer::sum);
+      }
+    }
+    decodeKernels = countsAt8.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(-1);
+    double[] gs = gaps.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    String summary = String.format(Locale.ROOT, "%d launches, %d kernels lines (%d activities); %d of them within tolerance;"
+            + " gpu_ms - busy: p50 %.1f us, p99 %.1f us, max |rel| %.3f; B=8 decode kernels per launch %s; recorder %s",
+        launched, busy.size(), stats.activities(), within, gs.length == 0 ? Double.NaN : gs[gs.length / 2],
+        gs.length == 0 ? Double.NaN : gs[Math.min(gs.length - 1, (int) (gs.length * 0.99))], worstRel, countsAt8, stats);
+    System.out.println("   " + summary);
+    if (busy.size() != launched) {
+      throw new GpuCheck.Fail("kernels lines for " + busy.size() + " of " + launched + " recorded launches; " + summary);
+    }
+    if (!off.isEmpty() || within != busy.size()) {
+      throw new GpuCheck.Fail("outside tolerance: " + off + "; " + summary);
+    }
+    return summary + "; launch log in " + launches;
+  }
+
+  /**
+   * {@code steps} launches of the {@code b} staged rows, as b traces: decode rows, or prefill of {@code prefill}
+   * tokens each when > 0 (each launch a new set of traces then); returns steps.
+   */
+  private static int generation(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b, int steps,
+      String name, int prefill) throws Exception {
+    InferenceTrace[] members = new InferenceTrace[b];
+    for (int i = 0; i < b; i++) {
+      members[i] = tracer.start(BatchedChecks.MODEL, "kern-" + name + "-" + i);
+    }
+    for (int s = 0; s < steps; s++) {
+      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
+        for (InferenceTrace t : members) {
+          if (prefill > 0) {
+            step.prefill(t, prefill);
+          } else {
+            step.decode(t);
+          }
+        }
+        if (!traced.launch(step, (ctx, stream) -> rows.bind(ctx))) {
+          throw new GpuCheck.Fail("launch refused at B=" + b);
+        }
+      }
+      for (InferenceTrace t : members) {
+        t.token();
+      }
+    }
+    for (InferenceTrace t : members) {
+      t.close();
+    }
+    return steps;
+  }
+
+  /**
+   * Per-launch wall time (bind, enqueue, wait) of a B = 8 decode launch through four traced engines on the same
+   * ICudaEngine, full tracing, kernel records off / 1 % / 10 % / 100 %, ABBA blocks. Off means the policy is off:
+   * no CUPTI call; CUPTI's activity kinds are disabled between recorded launches, so "off" stays off in this
+   * process after the other modes started the recorder.
+   */
+  String overhead() throws Exception {
+    return overheadTable(engine(), batched.report(), artifacts.resolve("kernels-overhead.txt"), "");
+  }
+
+  static String overheadTable(ICudaEngine engine, io.github.trtrace.tensorrt.model.build.BuildReport report, Path out,
+      String label) throws Exception {
+    StringBuilder sb = new StringBuilder();
+    Map<String, Double> rates = new LinkedHashMap<>();
+    rates.put("records off", 0.0);
+    rates.put("records 1 %", 0.01);
+    rates.put("records 10 %", 0.10);
+    rates.put("records 100 %", 1.0);
+    Path dir = Files.createTempDirectory("trtrace-kernels-ovh");
+    List<TracedEngine> engines = new ArrayList<>();
+    try (InferenceTracer full = InferenceTracer.builder().jsonLinesFile(dir.resolve("records.jsonl"))
+            .launchLog(dir.resolve("launches.jsonl")).build();
+        BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS)) {
+      rows.stageDecode(8, PAST, new SplittableRandom(3));
+      Map<String, BatchedChecks.Mode> modes = new LinkedHashMap<>();
+      for (Map.Entry<String, Double> r : rates.entrySet()) {
+        TracedEngine.Builder b = TracedEngine.builder(engine).kernelRecords(r.getValue() == 0 ? KernelRecordPolicy.off()
+            : KernelRecordPolicy.builder().sampleRate(r.getValue()).build());
+        if (report != null) {
+          b.buildReport(report);
+        }
+        TracedEngine t = b.build();
+        engines.add(t);
+        modes.put(r.getKey(), new BatchedChecks.Mode(() -> {
+          try (SharedLaunch step = full.launch(t.fingerprint())) {
+            t.launch(step, (ctx, stream) -> rows.bind(ctx));
+          }
+        }));
+      }
+      for (BatchedChecks.Mode m : modes.values()) {
+        for (int i = 0; i < 200; i++) {
+          m.once();
+        }
+      }
+      List<String> names = new ArrayList<>(modes.keySet());
+      for (int k = 0; k < 40; k++) {
+        List<String> order = new ArrayList<>(names);
+        if (k % 2 == 1) {
+          java.util.Collections.reverse(order); // ABBA
+        }
+        for (String n : order) {
+          modes.get(n).block(100);
+        }
+      }
+      BatchedChecks.Mode offMode = modes.get("records off");
+      for (Map.Entry<String, BatchedChecks.Mode> e : modes.entrySet()) {
+        BatchedChecks.Mode m = e.getValue();
+        sb.append(String.format(Locale.ROOT, "%sB=8 %-14s p50 %.2f us  p99 %.2f us  mean %.2f us  p50/off %.4f  p99/off %.4f%n",
+            label, e.getKey(), m.p(0.50), m.p(0.99), m.mean(), m.p(0.50) / offMode.p(0.50), m.p(0.99) / offMode.p(0.99)));
+      }
+      for (TracedEngine t : engines) {
+        t.flushKernelRecords().get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      for (TracedEngine t : engines) {
+        t.close();
+      }
+    }
+    sb.append(label).append("recorder: ").append(CuptiRecorder.shared().stats()).append('\n');
+    Files.writeString(out, sb.toString());
+    sb.toString().lines().forEach(l -> System.out.println("   " + l));
+    return "see above (40 ABBA blocks x 100 launches per mode, B=8 decode, P=" + PAST + ", full tracing)";
+  }
+
+  /** The overhead modes in a child JVM that took CUPTI first (its own subscriber): records must stay off, at no cost. */
+  String taken() throws Exception {
+    engine();
+    Path out = artifacts.resolve("kernels-taken.txt");
+    Process p = new ProcessBuilder(javaCommand(List.of(KernelProbe.class.getName(), "taken", batched.plan().toString(),
+        artifacts.toString()))).redirectErrorStream(true).start();
+    String text = drain(p, 300);
+    Files.writeString(out, text);
+    text.lines().filter(l -> l.contains("taken B=8") || l.contains("kernel records are off") || l.startsWith("PROBE")
+            || l.startsWith("probe:"))
+        .forEach(l -> System.out.println("   " + l));
+    if (p.exitValue() != 0 || !text.contains("PROBE taken PASS")) {
+      throw new GpuCheck.Fail("child (CUPTI taken first) exit " + p.exitValue() + ": " + tail(text));
+    }
+    if (!text.contains("another CUPTI subscriber is attached")) {
+      throw new GpuCheck.Fail("the child did not say that CUPTI was taken: " + tail(text));
+    }
+    return "child JVM subscribed first: records said off once, no kernels line, the engine served; figures above";
+  }
+
+  /**
+   * Nsight Compute filtered by one launch's NVTX range ({@code --nvtx-include "trtrace launch <id>/"}) profiles
+   * exactly that launch's kernels: as many as the kernel records of a B = 8 decode launch; and a request's start/end
+   * range ({@code "trtrace request <id>"}) selects the kernels of the launches that carried it.
+   */
+  String ncu() throws Exception {
+    engine();
+    String ncu = findNcu();
+    if (ncu == null) {
+      throw new GpuCheck.Skip("ncu not on PATH nor in /usr/local/cuda/bin or /opt/nvidia/nsight-compute");
+    }
+    if (decodeKernels <= 0) {
+      throw new GpuCheck.Skip("no kernel count of a B=8 decode launch from the records check");
+    }
+    StringBuilder detail = new StringBuilder();
+    long target = KernelProbe.launchId(KernelProbe.TARGET);
+    int byLaunch = profiled(ncu, "trtrace launch " + target + "/", "kernels-ncu-launch.txt");
+    // the probe's request "ncu-req" rides launches 2 and 5 (KernelProbe.REQUEST_LAUNCHES)
+    int byRequest = profiled(ncu, "trtrace request " + KernelProbe.REQUEST, "kernels-ncu-request.txt");
+    detail.append(String.format(Locale.ROOT, "ncu %s: range \"trtrace launch %d/\" profiled %d kernels (records: %d per B=8"
+        + " decode launch); range \"trtrace request %s\" profiled %d (expected %d = %d launches)", ncu, target, byLaunch,
+        decodeKernels, KernelProbe.REQUEST, byRequest, KernelProbe.REQUEST_LAUNCHES.length * decodeKernels,
+        KernelProbe.REQUEST_LAUNCHES.length));
+    System.out.println("   " + detail);
+    if (byLaunch != decodeKernels || byRequest != KernelProbe.REQUEST_LAUNCHES.length * decodeKernels) {
+      throw new GpuCheck.Fail(detail.toString());
+    }
+    return detail.toString();
+  }
+
+  private int profiled(String ncu, String range, String file) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(ncu, "--nvtx", "--nvtx-include", range, "--metrics",
+        "gpu__time_duration.sum", "--target-processes", "all"));
+    cmd.addAll(javaCommand(List.of("-Dtrtrace.nvtx=on", KernelProbe.class.getName(), "ncu", batched.plan().toString(),
+        artifacts.toString())));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String text = drain(p, 240);
+    Files.writeString(artifacts.resolve(file), String.join(" ", cmd) + "\n" + text);
+    if (p.exitValue() != 0 || !text.contains("PROBE ncu PASS")) {
+      throw new GpuCheck.Fail("ncu child exit " + p.exitValue() + " for " + range + ": " + tail(text));
+    }
+    return (int) text.lines().filter(l -> l.startsWith("==PROF== Profiling")).count();
+  }
+
+  static String findNcu() {
+    List<String> candidates = new ArrayList<>();
+    for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      candidates.add(d + "/ncu");
+    }
+    candidates.add("/usr/local/cuda/bin/ncu");
+    File opt = new File("/opt/nvidia/nsight-compute");
+    String[] versions = opt.list();
+    if (versions != null) {
+      Arrays.sort(versions);
+      for (int i = versions.length - 1; i >= 0; i--) {
+        candidates.add(opt + "/" + versions[i] + "/ncu");
+      }
+    }
+    for (String c : candidates) {
+      File f = new File(c);
+      if (f.isFile() && f.canExecute()) {
+        return f.getAbsolutePath();
+      }
+    }
+    return null;
+  }
+
+  private static List<String> javaCommand(List<String> args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx4g");
+    cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  private static String drain(Process p, int timeoutSeconds) throws Exception {
+    StringBuilder sb = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String l; (l = r.readLine()) != null; ) {
+          synchronized (sb) {
+            sb.append(l).append('\n');
+          }
+        }
+      } catch (IOException e) {
+        synchronized (sb) {
+          sb.append("(reading the child's output failed: ").append(e).append(")\n");
+        }
+      }
+    });
+    reader.start();
+    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    reader.join(10_000);
+    synchronized (sb) {
+      return sb.toString();
+    }
+  }
+
+  private static String tail(String text) {
+    List<String> lines = text.lines().toList();
+    return String.join(" | ", lines.subList(Math.max(0, lines.size() - 12), lines.size()));
+  }
+
+  /** What the check reads of a launch-log line: a launch line or a kernels line. */
+  static final class Line {
+    long id = -1;
+    boolean kernels;
+    double gpuMs = Double.NaN;
+    int batchSize;
+    int kernelCount;
+    int activities;
+    double activityMs;
+
+    static List<Line> read(Path file) throws IOException {
+      JsonFactory f = new JsonFactory();
+      List<Line> out = new ArrayList<>();
+      for (String s : Files.readAllLines(file)) {
+        Line l = new Line();
+        try (JsonParser p = f.createParser(s)) {
+          p.nextToken();
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (name) {
+              case "launch_id" -> l.id = p.getLongValue();
+              case "gpu_ms" -> l.gpuMs = p.getDoubleValue();
+              case "batch_size" -> l.batchSize = p.getIntValue();
+              case "kernel_count" -> l.kernelCount = p.getIntValue();
+              case "kernels" -> {
+                l.kernels = true;
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                  while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String k = p.currentName();
+                    p.nextToken();
+                    if (k.equals("ms")) {
+                      l.activityMs += p.getDoubleValue();
+                      l.activities++;
+                    } else {
+                      p.skipChildren();
+                    }
+                  }
+                }
+              }
+              default -> {
+                if (t == JsonToken.START_ARRAY || t == JsonToken.START_OBJECT) {
+                  p.skipChildren();
+                }
+              }
+            }
+          }
+        }
+        out.add(l);
+      }
+      return out;
+    }
+  }
+}

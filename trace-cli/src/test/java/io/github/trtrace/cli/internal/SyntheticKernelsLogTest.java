@@ -1,0 +1,80 @@
+package io.github.trtrace.cli.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kernel records in the launch log, read by the CLI. The fixture is SYNTHETIC (not captured on a GPU): written by
+ * trace-core's real writers (the tracer's records and launch log, kernels lines through {@code
+ * SharedLaunch.activityLog()}) with made-up kernels, until the H200 check's launch log replaces it. Three requests
+ * share six launches (a prefill, five decodes); launches 1, 3 and 5 had their kernels recorded: per launch a gemm
+ * kernel run twice (60 + 20 us in the prefill, 30 + 20 us in a decode), an attention kernel (15 us), a gelu (5 us),
+ * a copy and a memset; gpu_ms 0.12 ms (prefill) and 0.06 ms (decode). So over req-k1's recorded launches (0.24 ms):
+ * gemm 0.18 ms = 75 %, attention 0.045 ms = 18.75 %, gelu 0.015 ms = 6.25 %.
+ */
+class SyntheticKernelsLogTest {
+  @TempDir static Path dir;
+
+  @BeforeAll
+  static void copy() throws IOException {
+    for (String f : List.of("SYNTHETIC-kernels-records.jsonl", "SYNTHETIC-kernels-launches.jsonl")) {
+      try (InputStream in = SyntheticKernelsLogTest.class.getResourceAsStream("/synthetic-kernels/" + f)) {
+        Files.copy(in, dir.resolve(f));
+      }
+    }
+  }
+
+  @Test
+  void explainShowsTheRequestsSlowestKernelsAndTheShareOfLaunchTimeEachTook() {
+    Cli r = Cli.run("explain", "req-k1", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("kernels (CUPTI) recorded in 3 of its 6 launches: 0.240 ms of kernels in 0.240 ms of"
+        + " launch time (gpu_ms)");
+    List<String> rows = r.out().lines().filter(l -> l.contains("gemm_kernel") || l.contains("attention")
+        || l.contains("gelu")).toList();
+    assertThat(rows).hasSize(3);
+    assertThat(rows.get(0)).contains("void gemm_kernel<__half, 128, 64>(__half const*, __half*, int)", "0.180 ms", "75.0 %");
+    assertThat(rows.get(1)).contains("sm90_xmma_attention_fwd", "0.045 ms", "18.8 %");
+    assertThat(rows.get(2)).contains("gelu_fused_kernel", "0.015 ms", "6.3 %");
+    assertThat(r.out()).contains("all 6 of its launches found in the launch log");
+    assertThat(r.out()).doesNotContain("HtoD").doesNotContain("malformed");
+  }
+
+  @Test
+  void kernelsLinesAreNotCountedAsLaunchesAndStatsSaysTheyAreThere() {
+    Cli r = Cli.run("stats", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Batching (6 launches", "Kernel records (CUPTI) for 3 launches, 18 GPU activities")
+        .doesNotContain("malformed");
+  }
+
+  @Test
+  void theHtmlReportDrawsTheRequestsSlowestKernels() throws IOException {
+    Path html = dir.resolve("report.html");
+    Cli r = Cli.run("report", "--html", html.toString(), "--request", "req-k1", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String page = Files.readString(html);
+    assertThat(page).contains("<table id=\"request-kernels\">", "void gemm_kernel&lt;__half, 128, 64&gt;",
+        "<rect x=\"0\" y=\"1\" height=\"10\" width=\"120.0\"></rect></svg> 75.0 %");
+  }
+
+  @Test
+  void aRequestWithoutRecordedLaunchesHasNoKernelSection() throws IOException {
+    Path plain = Files.createDirectories(dir.resolve("no-kernels"));
+    List<String> launchLines = Files.readAllLines(dir.resolve("SYNTHETIC-kernels-launches.jsonl")).stream()
+        .filter(l -> !l.contains("\"kernels\":")).toList();
+    Files.write(plain.resolve("launches.jsonl"), launchLines);
+    Files.copy(dir.resolve("SYNTHETIC-kernels-records.jsonl"), plain.resolve("records.jsonl"));
+    Cli r = Cli.run("explain", "req-k1", plain.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).doesNotContain("kernels (CUPTI)");
+  }
+}

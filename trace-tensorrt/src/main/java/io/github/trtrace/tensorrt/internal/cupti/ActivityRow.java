@@ -1,0 +1,60 @@
+package io.github.trtrace.tensorrt.internal.cupti;
+
+/**
+ * One CUPTI activity record as plain values, copied out of CUPTI's buffer on CUPTI's thread (the buffer is
+ * freed after): a kernel, a memory copy, a memset, or an external correlation (CUPTI's correlation id of an
+ * API call made while an external id, our launch id, was pushed). A kernel's name stays in CUPTI's memory
+ * (shared by every record of that kernel, valid while CUPTI runs): {@code nameAddress} is read only for the
+ * kernels of recorded launches.
+ *
+ * @param kind {@link #KERNEL}, {@link #MEMCPY}, {@link #MEMSET} or {@link #EXTERNAL}
+ * @param correlationId CUPTI's id of the API call that issued the work (or that an external id was bound to)
+ * @param externalId our launch id ({@link #EXTERNAL} only)
+ * @param copyKind memcpy: CUPTI's {@code CUpti_ActivityMemcpyKind}; memset: its memory kind
+ */
+public record ActivityRow(int kind, int correlationId, long externalId, long startNs, long endNs, long nameAddress,
+    int copyKind, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ, long bytes) {
+  public static final int KERNEL = 1;
+  public static final int MEMCPY = 2;
+  public static final int MEMSET = 3;
+  public static final int EXTERNAL = 4;
+
+  /** An external correlation: CUPTI's {@code correlationId} belongs to launch {@code launchId}. */
+  public static ActivityRow external(int correlationId, long launchId) {
+    return new ActivityRow(EXTERNAL, correlationId, launchId, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  public static ActivityRow kernel(int correlationId, long startNs, long endNs, long nameAddress,
+      int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ) {
+    return new ActivityRow(KERNEL, correlationId, 0, startNs, endNs, nameAddress, 0, gridX, gridY, gridZ,
+        blockX, blockY, blockZ, 0);
+  }
+
+  public static ActivityRow memcpy(int correlationId, long startNs, long endNs, int copyKind, long bytes) {
+    return new ActivityRow(MEMCPY, correlationId, 0, startNs, endNs, 0, copyKind, 0, 0, 0, 0, 0, 0, bytes);
+  }
+
+  public static ActivityRow memset(int correlationId, long startNs, long endNs, int memoryKind, long bytes) {
+    return new ActivityRow(MEMSET, correlationId, 0, startNs, endNs, 0, memoryKind, 0, 0, 0, 0, 0, 0, bytes);
+  }
+
+  /**
+   * CUPTI's name of a memcpy kind ({@code CUPTI_ACTIVITY_MEMCPY_KIND_*}: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA,
+   * 6 AtoD, 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP), {@code "unknown"} otherwise.
+   */
+  public static String copyKindName(int kind) {
+    return switch (kind) {
+      case 1 -> "HtoD";
+      case 2 -> "DtoH";
+      case 3 -> "HtoA";
+      case 4 -> "AtoH";
+      case 5 -> "AtoA";
+      case 6 -> "AtoD";
+      case 7 -> "DtoA";
+      case 8 -> "DtoD";
+      case 9 -> "HtoH";
+      case 10 -> "PtoP";
+      default -> "unknown";
+    };
+  }
+}

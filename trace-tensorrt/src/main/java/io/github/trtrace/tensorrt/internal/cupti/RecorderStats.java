@@ -1,0 +1,23 @@
+package io.github.trtrace.tensorrt.internal.cupti;
+
+/**
+ * A snapshot of a recorder's counters. Nothing is lost silently: every activity CUPTI recorded for a recorded
+ * launch is either written ({@code activities}) or counted under one cause.
+ *
+ * @param launches kernels lines written
+ * @param activities activities written on those lines
+ * @param truncated activities of recorded launches left off their line (the per-launch bound)
+ * @param queueDropped activities dropped because the queue from CUPTI's callback was full
+ * @param cuptiDropped records CUPTI itself dropped (no buffer given in time; {@code cuptiActivityGetNumDroppedRecords})
+ * @param late activities of a launch that arrived after its line was written
+ * @param launchesDropped recorded launches not tracked (too many awaiting their records) or whose line the
+ *     launch log refused
+ * @param uncorrelated activities of work no recorded launch issued (other launches, the application's own)
+ * @param incomplete activities of recorded launches CUPTI delivered without valid timestamps (left out)
+ * @param failedCalls CUPTI calls on the launch path that returned an error (push, pop)
+ */
+public record RecorderStats(long launches, long activities, long truncated, long queueDropped, long cuptiDropped,
+    long late, long launchesDropped, long uncorrelated, long incomplete, long failedCalls) {
+  /** All zero. */
+  public static final RecorderStats NONE = new RecorderStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+}
