@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code noop}: {@code InferenceTracer.noop()}, the body only: what the machine alone does to a
  *       call (descheduling of 4 producers on the cores, GC, safepoints);
  *   <li>{@code drop}: a slow sink (20 µs a record) with the DROP policy: tracing without any wait;
- *   <li>{@code block}: the same sink with BLOCK and the default block timeout (5 ms);
+ *   <li>{@code block}: the same sink with BLOCK and a block timeout of 5 ms (the default until issue 22, now 1 s);
  *   <li>{@code disk-full}: BLOCK, the default JSON Lines file sink on a full file system (the first
  *       argument: a file on a filled tmpfs).
  * </ul>

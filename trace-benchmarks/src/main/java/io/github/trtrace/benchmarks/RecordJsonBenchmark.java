@@ -125,4 +125,20 @@ public class RecordJsonBenchmark {
     RecordConvention.appendJsonLine(adversarial, buffer);
     return buffer.length();
   }
+
+  private final io.github.trtrace.core.internal.json.RecordJson.Utf8Lines utf8 =
+      new io.github.trtrace.core.internal.json.RecordJson.Utf8Lines();
+
+  /** What the file sink does per record since issue 22: the line straight into UTF-8 bytes. */
+  @Benchmark
+  public int fullRecordUtf8() {
+    utf8.encode(full);
+    return utf8.length();
+  }
+
+  @Benchmark
+  public int adversarialRecordUtf8() {
+    utf8.encode(adversarial);
+    return utf8.length();
+  }
 }

@@ -227,7 +227,7 @@ public interface InferenceTracer extends AutoCloseable {
    */
   enum QueueFullPolicy {
     /**
-     * Wait briefly for space, at most {@link Builder#blockTimeout}; then drop the record
+     * Wait for space, at most {@link Builder#blockTimeout} (default 1 s, not while every sink is stuck); then drop the record
      * and count it as {@link TracerStats.DispatcherStats#droppedBlockTimeout()}. Never waits when called on the
      * dispatcher's own thread (a sink that records): there it behaves like {@link #DROP}.
      */
@@ -388,6 +388,12 @@ public interface InferenceTracer extends AutoCloseable {
       return this;
     }
 
+    /**
+     * The longest a traced call waits for queue space under {@link QueueFullPolicy#BLOCK} (default
+     * 1 s, at most 10 s); then its record is dropped and counted. A wait happens only while the sinks
+     * fall behind, and lasts until the dispatcher next frees space; while every sink is stuck past its
+     * export timeout (a hung destination) a full queue refuses at once instead of waiting.
+     */
     public Builder blockTimeout(Duration timeout) {
       factory.blockTimeout(timeout);
       return this;

@@ -83,7 +83,10 @@ public interface TracerStats {
      */
     long droppedQueueFull();
 
-    /** Records refused under {@link QueueFullPolicy#BLOCK} after waiting the block timeout. */
+    /**
+     * Records refused under {@link QueueFullPolicy#BLOCK} after waiting the block timeout, or at once
+     * while every sink was stuck past its export timeout.
+     */
     long droppedBlockTimeout();
 
     /**

@@ -5,20 +5,24 @@ import io.github.trtrace.core.internal.json.RecordJson;
 
 /**
  * Encodes one record at a time into a UTF-8 JSON line held in reused arrays ({@link #bytes()}, {@link
- * #length()}): the layout of {@link JsonLinesFileSink}, which knows nothing of files. Not thread-safe.
+ * #length()}): the layout of {@link JsonLinesFileSink}, which knows nothing of files. A record is
+ * written as UTF-8 bytes directly ({@link RecordJson.Utf8Lines}); a line encoded elsewhere as text
+ * (the launch log's) is converted. Not thread-safe.
  */
 final class JsonLineEncoder {
+  private final RecordJson.Utf8Lines records = new RecordJson.Utf8Lines();
   private final StringBuilder text = new StringBuilder(1024);
   private char[] chars = new char[2048];
   private byte[] line = new byte[4096];
   /** Length of {@link #line} after {@link #encodeUtf8()}. */
   private int lineLength;
+  /** Whether the last line encoded is a record's (in {@link #records}) or a text line's (in {@link #line}). */
+  private boolean record;
 
   /** Encodes {@code r} as one line, line feed included. */
   void encode(InferenceRecord r) {
-    text.setLength(0);
-    RecordJson.appendLine(r, text);
-    encodeUtf8();
+    records.encode(r);
+    record = true;
   }
 
   /** Encodes a line encoded elsewhere as JSON (the launch log's), line feed included. */
@@ -26,15 +30,16 @@ final class JsonLineEncoder {
     text.setLength(0);
     text.append(line);
     encodeUtf8();
+    record = false;
   }
 
   /** The encoded line; valid up to {@link #length()} until the next {@code encode}. */
   byte[] bytes() {
-    return line;
+    return record ? records.bytes() : line;
   }
 
   int length() {
-    return lineLength;
+    return record ? records.length() : lineLength;
   }
 
   /**

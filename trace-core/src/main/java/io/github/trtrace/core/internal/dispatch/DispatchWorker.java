@@ -133,6 +133,7 @@ final class DispatchWorker {
           // Take records out of the queue only when a sink can take them: while every sink is stuck
           // they stay queued, so the queue-full policy (not a silent loss) applies to new offers.
           boolean ready = readyForBatch(Long.MAX_VALUE, exportTimeoutNanos);
+          d.offers.sinksStuck(!ready);
           if (d.offers.closing()) {
             break; // close began while waiting for the sinks: what is queued is its business now
           }

@@ -24,6 +24,11 @@ import java.util.concurrent.locks.LockSupport;
  * soon as it has taken records out of a queue ({@link #releaseWaiters()}: the producer registers
  * before its last look, the worker fences before reading the registrations, so neither wake-up can be
  * lost).
+ *
+ * <p>While every sink has been inside one call for longer than the export timeout (a hung
+ * destination: {@link #sinksStuck}), the worker takes nothing out of the queues, so BLOCK would hold
+ * every caller for the whole block timeout; a full queue then refuses at once instead (counted as a
+ * block timeout), and waiting producers are woken to do so.
  */
 final class OfferPath {
   private static final int BLOCK_SPINS = 64;
@@ -39,6 +44,8 @@ final class OfferPath {
   private final int wakeThreshold;
   private final ProducerGate gate = new ProducerGate();
   private volatile boolean closing;
+  /** Set by the worker while no sink can take a batch (every one stuck past the export timeout). */
+  private volatile boolean sinksStuck;
   /** Producers parked in a BLOCK wait, unparked when the worker takes records out. */
   private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(WAITER_SLOTS);
   private final AtomicInteger waiting = new AtomicInteger();
@@ -67,6 +74,16 @@ final class OfferPath {
     return closing;
   }
 
+  /** The worker, after each look at its sinks: whether none can take a batch (all stuck). */
+  void sinksStuck(boolean stuck) {
+    if (sinksStuck != stuck) {
+      sinksStuck = stuck;
+      if (stuck) {
+        releaseWaiters(); // they refuse now instead of at their deadline
+      }
+    }
+  }
+
   /** Whether no offer is under way (one that began after {@link #close()} may count: it refuses). */
   boolean gateEmpty() {
     return gate.isEmpty();
@@ -89,6 +106,10 @@ final class OfferPath {
       }
       if (policy == QueueFullPolicy.DROP || Thread.currentThread() instanceof DispatcherThread) {
         drops.droppedQueueFull.increment();
+        return false;
+      }
+      if (sinksStuck) {
+        drops.droppedBlockTimeout.increment();
         return false;
       }
       return blockingOffer(record, priority);
@@ -131,7 +152,7 @@ final class OfferPath {
           return true;
         }
         long left = deadline - System.nanoTime();
-        if (left <= 0 || Thread.currentThread().isInterrupted()) {
+        if (left <= 0 || sinksStuck || Thread.currentThread().isInterrupted()) {
           drops.droppedBlockTimeout.increment();
           return false;
         }

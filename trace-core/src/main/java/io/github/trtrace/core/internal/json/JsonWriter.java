@@ -2,7 +2,6 @@ package io.github.trtrace.core.internal.json;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -34,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * // sb: {"model":"llama","ms":12.346}
  * }</pre>
  */
-public final class JsonWriter {
+public final class JsonWriter implements JsonOutput {
 
   /** Default maximum string length in UTF-16 chars, the truncation marker included. */
   public static final int DEFAULT_MAX_STRING_LENGTH = 4096;
@@ -45,16 +44,9 @@ public final class JsonWriter {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final String REPLACEMENT_ESCAPE = "\\ufffd";
 
-  /** Containers on the stack. */
-  private static final byte OBJECT = 1;
-  private static final byte ARRAY = 2;
-
   private final int maxStringLength;
   private StringBuilder out;
-  private byte[] kinds = new byte[8];
-  private boolean[] nonEmpty = new boolean[8];
-  private int depth;
-  private boolean afterName;
+  private final JsonNesting nesting = new JsonNesting();
 
   private JsonWriter(StringBuilder out, int maxStringLength) {
     this.out = out;
@@ -80,8 +72,7 @@ public final class JsonWriter {
   /** Forgets any open containers and appends to {@code out} from now on. */
   public JsonWriter reset(StringBuilder out) {
     this.out = Objects.requireNonNull(out, "out");
-    depth = 0;
-    afterName = false;
+    nesting.reset();
     return this;
   }
 
@@ -97,31 +88,35 @@ public final class JsonWriter {
 
   /** Whether every container opened since the last reset has been closed again. */
   public boolean isComplete() {
-    return depth == 0 && !afterName;
+    return nesting.isComplete();
   }
 
+  @Override
   public JsonWriter beginObject() {
     beforeValue();
     out.append('{');
-    push(OBJECT);
+    nesting.push(JsonNesting.OBJECT);
     return this;
   }
 
+  @Override
   public JsonWriter endObject() {
-    pop(OBJECT);
+    nesting.pop(JsonNesting.OBJECT);
     out.append('}');
     return this;
   }
 
+  @Override
   public JsonWriter beginArray() {
     beforeValue();
     out.append('[');
-    push(ARRAY);
+    nesting.push(JsonNesting.ARRAY);
     return this;
   }
 
+  @Override
   public JsonWriter endArray() {
-    pop(ARRAY);
+    nesting.pop(JsonNesting.ARRAY);
     out.append(']');
     return this;
   }
@@ -131,19 +126,19 @@ public final class JsonWriter {
    *
    * @throws IllegalStateException outside an object or right after another name
    */
+  @Override
   public JsonWriter name(String name) {
     Objects.requireNonNull(name, "name");
-    if (depth == 0 || kinds[depth - 1] != OBJECT || afterName) {
-      throw new IllegalStateException("name(\"" + name + "\") is only valid inside an object, before a value");
+    if (nesting.beforeName(name)) {
+      out.append(',');
     }
-    separate();
     writeString(name, maxStringLength);
     out.append(':');
-    afterName = true;
     return this;
   }
 
   /** Writes a string, or {@code null} for a null reference. */
+  @Override
   public JsonWriter value(@Nullable String value) {
     return value(value, maxStringLength);
   }
@@ -163,6 +158,7 @@ public final class JsonWriter {
     return this;
   }
 
+  @Override
   public JsonWriter value(long value) {
     beforeValue();
     out.append(value);
@@ -170,6 +166,7 @@ public final class JsonWriter {
   }
 
   /** Writes a finite double with at most three decimals; NaN and infinities as {@code null}. */
+  @Override
   public JsonWriter value(double value) {
     if (Double.isNaN(value) || Double.isInfinite(value)) {
       return nullValue();
@@ -200,46 +197,20 @@ public final class JsonWriter {
     return out;
   }
 
+  @Override
+  public JsonWriter rawValue(CharSequence json) {
+    beforeValue();
+    out.append(json);
+    return this;
+  }
+
   private void beforeValue() {
-    if (afterName) {
-      afterName = false;
-      return;
-    }
-    if (depth > 0) {
-      if (kinds[depth - 1] == OBJECT) {
-        throw new IllegalStateException("a value inside an object needs a name() first");
-      }
-      separate();
-    }
-  }
-
-  private void separate() {
-    if (nonEmpty[depth - 1]) {
+    if (nesting.beforeValue()) {
       out.append(',');
-    } else {
-      nonEmpty[depth - 1] = true;
     }
   }
 
-  private void push(byte kind) {
-    if (depth == kinds.length) {
-      kinds = Arrays.copyOf(kinds, depth * 2);
-      nonEmpty = Arrays.copyOf(nonEmpty, depth * 2);
-    }
-    kinds[depth] = kind;
-    nonEmpty[depth] = false;
-    depth++;
-  }
-
-  private void pop(byte kind) {
-    if (depth == 0 || kinds[depth - 1] != kind || afterName) {
-      throw new IllegalStateException(
-          (kind == OBJECT ? "endObject()" : "endArray()") + " does not match an open container");
-    }
-    depth--;
-  }
-
-  private static void checkMaxLength(int maxLength) {
+  static void checkMaxLength(int maxLength) {
     if (maxLength < 1) {
       throw new IllegalArgumentException("maximum string length must be >= 1: " + maxLength);
     }
@@ -315,7 +286,7 @@ public final class JsonWriter {
   }
 
   /** Non-ASCII chars at or above U+00A0 that are written escaped. */
-  private static boolean needsEscape(char c) {
+  static boolean needsEscape(char c) {
     return (ESCAPED[c >>> 6] & (1L << c)) != 0;
   }
 
@@ -329,14 +300,18 @@ public final class JsonWriter {
   }
 
   /** Largest magnitude for which {@code value * 1000} is rounded exactly into a long. */
-  private static final double FAST_LIMIT = 1e15;
+  static final double FAST_LIMIT = 1e15;
+
+  /** A finite double of magnitude at least {@link #FAST_LIMIT}, as {@link #appendDecimal} writes it. */
+  static String largeDecimal(double value) {
+    BigDecimal d = new BigDecimal(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
+    return d.scale() <= 0 ? d.setScale(1).toPlainString() : d.toPlainString();
+  }
 
   /** Appends a finite double with at most three decimals and at least one. */
   static void appendDecimal(StringBuilder out, double value) {
     if (Math.abs(value) >= FAST_LIMIT) {
-      BigDecimal d = new BigDecimal(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
-      String plain = d.scale() <= 0 ? d.setScale(1).toPlainString() : d.toPlainString();
-      out.append(plain);
+      out.append(largeDecimal(value));
       return;
     }
     long thousandths = Math.round(value * 1000.0);

@@ -29,7 +29,8 @@ public final class RecordJson {
   /** Longest {@code input_digest} written, in chars. */
   public static final int MAX_INPUT_DIGEST_LENGTH = RecordConvention.MAX_INPUT_DIGEST_LENGTH;
 
-  private static final ThreadLocal<Writer> WRITERS = ThreadLocal.withInitial(Writer::new);
+  private static final ThreadLocal<Writer> WRITERS =
+      ThreadLocal.withInitial(() -> new Writer(JsonWriter.create(new StringBuilder(0), RecordConvention.MAX_TEXT_LENGTH)));
 
   private static final StringBuilder EMPTY = new StringBuilder(0);
 
@@ -50,20 +51,61 @@ public final class RecordJson {
 
   private static void append(InferenceRecord r, StringBuilder out) {
     Writer w = WRITERS.get();
-    w.json.reset(out);
+    JsonWriter text = (JsonWriter) w.json;
+    text.reset(out);
     try {
-      w.json.beginObject();
-      RecordConvention.visit(r, w);
-      w.json.endObject();
+      w.write(r);
     } finally {
       // do not keep the caller's buffer reachable from the thread
-      w.json.reset(EMPTY);
+      text.reset(EMPTY);
+    }
+  }
+
+  /**
+   * Encodes records as JSON lines straight into UTF-8 bytes held in a reused array: byte for byte the
+   * UTF-8 of {@link #appendLine}'s text, without the text (the file sink's encoder). Not thread-safe.
+   *
+   * <pre>{@code
+   * RecordJson.Utf8Lines lines = new RecordJson.Utf8Lines();
+   * lines.encode(record);   // lines.bytes()[0 .. lines.length()): the line, '\n' included
+   * }</pre>
+   */
+  public static final class Utf8Lines {
+    private final JsonBytes json = new JsonBytes(RecordConvention.MAX_TEXT_LENGTH);
+    private final Writer writer = new Writer(json);
+
+    /** Encodes {@code r} as one line, line feed included, replacing the previous one. */
+    public void encode(InferenceRecord r) {
+      json.reset();
+      writer.write(r);
+      json.lineFeed();
+    }
+
+    /** The line's bytes, valid up to {@link #length()} until the next {@code encode}. */
+    public byte[] bytes() {
+      return json.bytes();
+    }
+
+    public int length() {
+      return json.length();
     }
   }
 
   /** Writes the convention's fields as JSON members. */
   private static final class Writer implements RecordConvention.FieldVisitor {
-    final JsonWriter json = JsonWriter.create(new StringBuilder(0), RecordConvention.MAX_TEXT_LENGTH);
+    final JsonOutput json;
+    /** The timestamp's text: digits and separators, appended in place and written as ASCII. */
+    private final StringBuilder timestamp = new StringBuilder(32);
+
+    Writer(JsonOutput json) {
+      this.json = json;
+    }
+
+    void write(InferenceRecord r) {
+      json.beginObject();
+      RecordConvention.visit(r, this);
+      json.endObject();
+    }
 
     /** The JSON writer escapes control and format characters itself: they parse back as they were. */
     @Override
@@ -73,11 +115,13 @@ public final class RecordJson {
 
     @Override
     public void timestamp(String name, Instant value) {
-      // only digits and separators: appended in place, no escaping and no intermediate String
-      StringBuilder out = json.name(name).rawValue();
-      out.append('"');
-      RecordConvention.appendTimestamp(value, out);
-      out.append('"');
+      // only digits and separators: no escaping and no intermediate String
+      StringBuilder t = timestamp;
+      t.setLength(0);
+      t.append('"');
+      RecordConvention.appendTimestamp(value, t);
+      t.append('"');
+      json.name(name).rawValue(t);
     }
 
     @Override
