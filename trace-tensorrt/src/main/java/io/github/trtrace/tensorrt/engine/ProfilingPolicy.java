@@ -142,6 +142,11 @@ final class DefaultProfilingPolicy implements ProfilingPolicy {
     onCompleted(latencyMs, false);
   }
 
+  /** No sampling and nothing counts as slow: {@link #shouldProfile()} is always false. */
+  boolean neverProfiles() {
+    return sampleRate <= 0 && afterSlowCount == 0;
+  }
+
   @Override
   public void onCompleted(double latencyMs, boolean profiled) {
     if (!profiled && afterSlowCount > 0 && latencyMs > slowThresholdMs) {

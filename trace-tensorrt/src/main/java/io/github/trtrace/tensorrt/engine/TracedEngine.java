@@ -26,7 +26,6 @@ import java.util.function.Consumer;
 import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
 import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
-import org.bytedeco.tensorrt.nvinfer.IProfiler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -118,7 +117,7 @@ public final class TracedEngine implements AutoCloseable {
     List<Slot> created = new ArrayList<>(b.contexts);
     try {
       for (int i = 0; i < b.contexts; i++) {
-        created.add(new Slot(b.engine, i));
+        created.add(new Slot(b.engine, i, !(b.profiling instanceof DefaultProfilingPolicy d && d.neverProfiles())));
       }
     } catch (RuntimeException e) {
       for (int i = created.size() - 1; i >= 0; i--) {
@@ -358,43 +357,45 @@ public final class TracedEngine implements AutoCloseable {
   /**
    * One slot: a stream, an event pair, an error recorder, a profiler and two execution contexts (plain
    * and profiled) over one activation-memory block, used by one launch at a time; created and
-   * destroyed together.
+   * destroyed together. With a policy that never profiles (the default), no profiler and no profiled
+   * context: a second context over the same activation block cost the plain one's launches 1.4 % at B = 1
+   * and 0.9 % at B = 8 on the H200 (GPU-RESULTS.md, "Per-launch cost of tracing", ablations).
    */
   private static final class Slot {
     final CudaStream stream;
     final GpuTimer timer;
     final ShimErrorRecorder recorder;
-    final ShimProfiler profiler;
-    final IProfiler tensorRtProfiler;
+    final @Nullable ShimProfiler profiler;
     final DeviceMemory activations;
     final IExecutionContext plain;
-    final IExecutionContext profiledContext;
+    final @Nullable IExecutionContext profiledContext;
     final ExecutionSlot<Slot> seam;
     IExecutionContext bound;
     boolean launched;
 
-    Slot(ICudaEngine engine, int index) {
+    Slot(ICudaEngine engine, int index, boolean profilable) {
       // Created in this order, released in reverse (close). The recorder and the profiler must
       // outlive the contexts: TensorRT calls them until a context is destroyed.
       List<AutoCloseable> made = new ArrayList<>();
       try {
         recorder = add(made, ShimErrorRecorder.create());
-        profiler = add(made, ShimProfiler.create());
-        tensorRtProfiler = profiler.asTensorRt();
+        profiler = profilable ? add(made, ShimProfiler.create()) : null;
         stream = add(made, CudaStream.createNonBlocking());
         timer = add(made, GpuTimer.create(stream));
         activations = add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2()));
         plain = add(made, context(engine, index, "plain"));
-        profiledContext = add(made, context(engine, index, "profiled"));
+        profiledContext = profilable ? add(made, context(engine, index, "profiled")) : null;
       } catch (RuntimeException e) {
         closeAll(made);
         throw e;
       }
       plain.setErrorRecorder(recorder.asTensorRt());
-      profiledContext.setErrorRecorder(recorder.asTensorRt());
-      // Layer times are reported when asked (reportToProfiler), not on every enqueue.
-      profiledContext.setEnqueueEmitsProfile(false);
-      profiledContext.setProfiler(tensorRtProfiler);
+      if (profiledContext != null && profiler != null) {
+        profiledContext.setErrorRecorder(recorder.asTensorRt());
+        // Layer times are reported when asked (reportToProfiler), not on every enqueue.
+        profiledContext.setEnqueueEmitsProfile(false);
+        profiledContext.setProfiler(profiler.asTensorRt());
+      }
       bound = plain;
       seam = new Seam();
     }
@@ -434,25 +435,38 @@ public final class TracedEngine implements AutoCloseable {
     void close() {
       List<AutoCloseable> made = new ArrayList<>();
       add(made, recorder);
-      add(made, profiler);
+      if (profiler != null) {
+        add(made, profiler);
+      }
       add(made, stream);
       add(made, timer);
       add(made, activations);
       add(made, plain);
-      add(made, profiledContext);
+      if (profiledContext != null) {
+        add(made, profiledContext);
+      }
       closeAll(made);
+    }
+
+    /** The profiled context; a policy that never profiles asks for none, so a request for it is a bug here. */
+    private IExecutionContext profiledContext() {
+      IExecutionContext c = profiledContext;
+      if (c == null) {
+        throw new IllegalStateException("a profiled launch on a slot built without a profiled context");
+      }
+      return c;
     }
 
     private final class Seam implements ExecutionSlot<Slot> {
       @Override
       public Slot context(boolean profiled) {
-        bound = profiled ? profiledContext : plain;
+        bound = profiled ? profiledContext() : plain;
         return Slot.this;
       }
 
       @Override
       public boolean launch(boolean profiled) {
-        IExecutionContext c = profiled ? profiledContext : plain;
+        IExecutionContext c = profiled ? profiledContext() : plain;
         timer.start();
         boolean ok = c.enqueueV3(stream.handle());
         timer.stop();
@@ -473,8 +487,11 @@ public final class TracedEngine implements AutoCloseable {
 
       @Override
       public void drainLayers(LayerSampleConsumer consumer) {
-        profiledContext.reportToProfiler();
-        profiler.drain(consumer);
+        IExecutionContext c = profiledContext();
+        c.reportToProfiler();
+        if (profiler != null) {
+          profiler.drain(consumer);
+        }
       }
 
       @Override
