@@ -99,10 +99,14 @@ public final class GpuCheck {
     String only = System.getProperty("trtrace.checks", "");
     boolean batchedOnly = "batched".equals(only);
     boolean kernelsOnly = "kernels".equals(only);
+    // -Dtrtrace.checks=transformer: the environment checks and the transformer ones, no batched or kernel checks
+    boolean transformerOnly = "transformer".equals(only);
     if (!batchedOnly && !kernelsOnly) {
       transformerChecks();
     }
-    batchedChecks(kernelsOnly);
+    if (!transformerOnly) {
+      batchedChecks(kernelsOnly);
+    }
     if (batchedOnly || kernelsOnly) {
       printTable();
       return;

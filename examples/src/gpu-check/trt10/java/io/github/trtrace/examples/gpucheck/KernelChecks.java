@@ -59,10 +59,13 @@ final class KernelChecks {
 
   /**
    * Records every launch of a small mixed load (decode at B = 1, 8, 32 and prefill of 4 x 64 tokens) and checks each
-   * kernels line against its launch line. Tolerance: the CUDA events bracket the enqueue on the stream, so their time
-   * is the GPU activities' busy time plus the gaps between consecutive activities (a few microseconds each on a
-   * back-to-back stream) and the events' own timestamps: per launch, busy <= gpu_ms x 1.02 + 2 us (only overlapping
-   * streams could exceed it) and gpu_ms - busy <= 4 us x (activities + 1) + 2 % of gpu_ms.
+   * kernels line against its launch line. What is compared: the activities' span (first start to last end), which
+   * the CUDA events must contain: span <= gpu_ms + 2 us, and gpu_ms - span <= 100 us (the events' own timestamps and
+   * the host's way from the start event to the first kernel). The activities' summed durations (busy) are reported,
+   * not required to fill the span: with CUPTI recording, each kernel launch costs the host more than the kernel
+   * runs, so the stream idles between kernels (the first H200 run: busy 0.59 of the span at p50, with the span
+   * within 37-60 us of gpu_ms). The first recorded launch of the process also carries CUPTI's start-up (20 ms in
+   * that run): it is reported and not held to the 100 us.
    */
   String sums() throws Exception {
     ICudaEngine engine = engine();
@@ -105,7 +108,7 @@ final class KernelChecks {
     Map<Long, double[]> busy = new TreeMap<>();
     for (Line l : Line.read(launches)) {
       if (l.kernels) {
-        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount});
+        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount, l.spanMs});
       } else {
         gpu.put(l.id, new double[] {l.gpuMs});
         batch.put(l.id, l.batchSize);
@@ -115,7 +118,9 @@ final class KernelChecks {
     double worstRel = 0;
     List<String> off = new ArrayList<>();
     List<Double> gaps = new ArrayList<>();
+    List<Double> busyShare = new ArrayList<>();
     Map<Integer, Integer> countsAt8 = new TreeMap<>();
+    String first = "";
     for (Map.Entry<Long, double[]> e : busy.entrySet()) {
       double[] g = gpu.get(e.getKey());
       if (g == null || Double.isNaN(g[0])) {
@@ -124,27 +129,38 @@ final class KernelChecks {
       }
       double gpuMs = g[0];
       double busyMs = e.getValue()[0];
+      double spanMs = e.getValue()[3];
       int activities = (int) e.getValue()[1];
-      double gap = gpuMs - busyMs;
-      gaps.add(gap * 1000);
-      boolean ok = busyMs <= gpuMs * 1.02 + 0.002 && gap <= 0.004 * (activities + 1) + 0.02 * gpuMs;
+      double gap = gpuMs - spanMs;
+      boolean ok = spanMs <= gpuMs + 0.002 && gap <= 0.100;
+      if (first.isEmpty()) { // the lowest launch id: the first recorded launch of the process
+        first = String.format(Locale.ROOT, "first recorded launch: gpu_ms %.3f, span %.3f ms (CUPTI's start-up)", gpuMs,
+            spanMs);
+        ok = spanMs <= gpuMs + 0.002;
+      } else {
+        gaps.add(gap * 1000);
+        busyShare.add(busyMs / spanMs);
+        worstRel = Math.max(worstRel, Math.abs(gap) / gpuMs);
+      }
       if (ok) {
         within++;
       } else if (off.size() < 5) {
-        off.add(String.format(Locale.ROOT, "launch %d: gpu_ms %.4f, activities %d busy %.4f ms", e.getKey(), gpuMs,
-            activities, busyMs));
+        off.add(String.format(Locale.ROOT, "launch %d: gpu_ms %.4f, span %.4f ms, activities %d busy %.4f ms", e.getKey(),
+            gpuMs, spanMs, activities, busyMs));
       }
-      worstRel = Math.max(worstRel, Math.abs(gap) / gpuMs);
       if (Integer.valueOf(8).equals(batch.get(e.getKey()))) {
         countsAt8.merge((int) e.getValue()[2], 1, Integer::sum);
       }
     }
     decodeKernels = countsAt8.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(-1);
     double[] gs = gaps.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    double[] bs = busyShare.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     String summary = String.format(Locale.ROOT, "%d launches, %d kernels lines (%d activities); %d of them within tolerance;"
-            + " gpu_ms - busy: p50 %.1f us, p99 %.1f us, max |rel| %.3f; B=8 decode kernels per launch %s; recorder %s",
-        launched, busy.size(), stats.activities(), within, gs.length == 0 ? Double.NaN : gs[gs.length / 2],
-        gs.length == 0 ? Double.NaN : gs[Math.min(gs.length - 1, (int) (gs.length * 0.99))], worstRel, countsAt8, stats);
+            + " gpu_ms - span: min %.1f us, p50 %.1f us, max %.1f us, max rel %.3f; busy / span p50 %.2f; %s;"
+            + " B=8 decode kernels per launch %s; recorder %s",
+        launched, busy.size(), stats.activities(), within, gs.length == 0 ? Double.NaN : gs[0],
+        gs.length == 0 ? Double.NaN : gs[gs.length / 2], gs.length == 0 ? Double.NaN : gs[gs.length - 1], worstRel,
+        bs.length == 0 ? Double.NaN : bs[bs.length / 2], first, countsAt8, stats);
     System.out.println("   " + summary);
     if (busy.size() != launched) {
       throw new GpuCheck.Fail("kernels lines for " + busy.size() + " of " + launched + " recorded launches; " + summary);
@@ -400,6 +416,7 @@ final class KernelChecks {
     int kernelCount;
     int activities;
     double activityMs;
+    double spanMs = Double.NaN;
 
     static List<Line> read(Path file) throws IOException {
       JsonFactory f = new JsonFactory();
@@ -416,6 +433,7 @@ final class KernelChecks {
               case "gpu_ms" -> l.gpuMs = p.getDoubleValue();
               case "batch_size" -> l.batchSize = p.getIntValue();
               case "kernel_count" -> l.kernelCount = p.getIntValue();
+              case "span_ms" -> l.spanMs = p.getDoubleValue();
               case "kernels" -> {
                 l.kernels = true;
                 while (p.nextToken() == JsonToken.START_OBJECT) {

@@ -116,8 +116,10 @@ public final class KernelProbe {
     List<Long> ids = new ArrayList<>();
     Path launches = artifacts.resolve("kernels-ncu-probe-launches.jsonl");
     Files.deleteIfExists(launches);
+    Files.deleteIfExists(artifacts.resolve("kernels-ncu-probe-records.jsonl"));
     try (InferenceTracer tracer = new TracerFactory().clocks(Clock.fixed(CLOCK, ZoneOffset.UTC), System::nanoTime)
-            .shutdownHook(false).launchLog(launches).build();
+            .jsonLinesFile(artifacts.resolve("kernels-ncu-probe-records.jsonl")).shutdownHook(false).launchLog(launches)
+            .build();
         TracedEngine traced = TracedEngine.builder(engine)
             .kernelRecords(KernelRecordPolicy.builder().requestId(REQUEST).build()).build();
         BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS)) {
