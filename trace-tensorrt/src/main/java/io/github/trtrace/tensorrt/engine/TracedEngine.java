@@ -358,8 +358,9 @@ public final class TracedEngine implements AutoCloseable {
    * One slot: a stream, an event pair, an error recorder, a profiler and two execution contexts (plain
    * and profiled) over one activation-memory block, used by one launch at a time; created and
    * destroyed together. With a policy that never profiles (the default), no profiler and no profiled
-   * context: a second context over the same activation block cost the plain one's launches 1.4 % at B = 1
-   * and 0.9 % at B = 8 on the H200 (GPU-RESULTS.md, "Per-launch cost of tracing", ablations).
+   * context: that saves a context and its profiler per slot; whether it saves launch time is inside the noise
+   * (a second context over the same block: +1.4 % at B = 1 in one H200 run, +3.1 % against +3.4 % for a lone
+   * user-managed context in the next; GPU-RESULTS.md, "Runs 3 and 4").
    */
   private static final class Slot {
     final CudaStream stream;
