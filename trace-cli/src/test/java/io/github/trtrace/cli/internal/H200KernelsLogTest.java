@@ -135,7 +135,8 @@ class H200KernelsLogTest {
       Map.Entry<String, Double> k = want.byName().get(i);
       String name = row.group(1);
       // the slowest first, the same kernels in the same order as summed from the file (names cut at 80 characters)
-      assertThat(k.getKey()).as(out.get(header + 1 + i)).startsWith(name.endsWith("…") ? name.substring(0, 79) : name);
+      assertThat(k.getKey()).as(out.get(header + 1 + i))
+          .startsWith(name.endsWith("…") ? name.substring(0, 79) : name);
       double rowMs = Double.parseDouble(row.group(2));
       assertThat(row.group(2) + " ms").isEqualTo(ms(k.getValue()));
       assertThat(rowMs).isLessThanOrEqualTo(previous);
@@ -156,8 +157,8 @@ class H200KernelsLogTest {
     assertThat(r.out()).contains("all 20 of its launches found in the launch log",
         "kernels (CUPTI) recorded in 20 of its 20 launches: 8.26 ms of kernels in 24.92 ms of launch time (gpu_ms)");
     List<String> rows = r.out().lines().filter(l -> l.matches(ROW.pattern())).toList();
-    assertThat(rows.get(0)).contains("__myl_TraSliResConSliResConSliTraRep_0xe2ab82d13afda58b0184b36fcf860b49", "2.68 ms",
-        "10.8 %");
+    assertThat(rows.get(0)).contains("__myl_TraSliResConSliResConSliTraRep_0xe2ab82d13afda58b0184b36fcf860b49",
+        "2.68 ms", "10.8 %");
     assertThat(rows.get(1)).contains(GEMM.substring(0, 79), "1.00 ms", "4.0 %");
   }
 
