@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: the launching thread only pushes and pops the external id around the enqueue and queues the
  * launch's completion. CUPTI's buffer-completed callback (CUPTI's thread, or the flushing one) copies records
  * into {@link ActivityRow}s on a bounded queue (drops counted). One daemon thread, {@code trtrace-cupti},
- * flushes CUPTI's buffers (never on the launch path) while launches await their records: forced while no
- * recorded launch is in flight (all records are complete then), {@code cuptiActivityFlushAll(0)} during one, joins rows to launches ({@link KernelJoiner}) and writes their lines to the launch log.
+ * flushes CUPTI's completed buffers ({@code cuptiActivityFlushAll(0)}, never on the launch path) while launches
+ * await their records, joins rows to launches ({@link KernelJoiner}) and writes their lines to the launch log.
  *
  * <p>The activity kinds are process-wide: while enabled, CUPTI records every kernel of the process. So they are
  * enabled only while a recorded launch is in flight: the first {@link #begin} enables them, the last {@link
@@ -283,17 +283,7 @@ public final class CuptiRecorder implements LaunchRecorder {
           joiner.completed(c.launchId(), c.log(), c.nanos());
         }
         if (forced != null || joiner.pending() > 0) {
-          // A plain flush returns only the buffers CUPTI considers done, and on the H200 the buffer holding a
-          // finished launch's records sometimes came more than the settle time later (run 4: 15 of 70 lines
-          // written empty, 576 rows late). While no recorded launch is in flight every record is complete, so a
-          // forced flush then loses nothing and delivers them all; during a recorded launch it would cut that
-          // launch's records short, so the plain flush stays.
-          boolean idle;
-          synchronized (kindsLock) {
-            idle = inFlight == 0;
-          }
-          boolean force = forced != null || idle;
-          check("cuptiActivityFlushAll", cupti.cuptiActivityFlushAll(force ? cupti.CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
+          check("cuptiActivityFlushAll", cupti.cuptiActivityFlushAll(forced != null ? cupti.CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
         }
         batch.clear();
         rows.drainTo(batch);
