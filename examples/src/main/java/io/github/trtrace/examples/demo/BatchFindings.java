@@ -147,7 +147,8 @@ final class BatchFindings {
    * Reads the successful batched records of {@code log} (their SDK batching fields: {@code gpu_ms} with
    * {@code gpu_ms_method}, {@code tpot_ms}, {@code slowed_by}) and joins them to the tracer's launch log
    * beside it ({@link DemoService#launchLog}): each request's decode steps with and without another
-   * request's prefill, and their CPU time ({@code gpu_ms}) and host time.
+   * request's prefill, and their CPU time ({@code gpu_ms}) and host time. Its {@code kernels} lines (kernel
+   * records, when they are on) are not launches and are skipped.
    */
   static BatchFindings read(Path log) throws IOException {
     Map<String, JsonNode> records = new LinkedHashMap<>();
@@ -163,6 +164,9 @@ final class BatchFindings {
     Path launches = DemoService.launchLog(log);
     if (Files.exists(launches)) {
       forEachLine(launches, l -> {
+        if (l.has("kernels")) {
+          return; // a kernels line (CUPTI's GPU activities of a launch, with kernel records on) is not a launch
+        }
         long prefill = l.path("prefill_tokens").asLong();
         double hostMs = l.path("host_ms").asDouble();
         double cpuMs = l.path("gpu_ms").asDouble(Double.NaN);

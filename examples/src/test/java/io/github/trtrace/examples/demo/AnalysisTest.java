@@ -3,6 +3,9 @@ package io.github.trtrace.examples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.trtrace.cli.internal.LogAnalysis;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.testing.InMemorySink;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,6 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,6 +75,32 @@ class AnalysisTest {
    */
   @Test
   void batchedRecordsGiveTheCpuTimeKneeAndNameTheNeighboursWhosePrefillSlowedTheOthers() throws IOException {
+    Path log = dir.resolve("batched.log");
+    Batched b = batched();
+    Files.write(log, b.records(), StandardCharsets.UTF_8);
+    Files.write(DemoService.launchLog(log), b.launches(), StandardCharsets.UTF_8);
+    BatchFindings f = BatchFindings.read(log);
+    String text = print(log);
+
+    assertThat(f.knee()).isNotNull();
+    assertThat(f.knee().found()).as(text).isTrue();
+    assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
+    assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
+        f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
+        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 2x or more what their"
+            + " decode-only steps cost, because other requests' prefill shared their steps",
+        "a decode step that also ran another request's prefill cost a median 30.0x the CPU time of one without",
+        "victim api-b-5: 9 of its 31 decode steps ran beside a prefill, 30.0 ms CPU each against 1.0 ms; TPOT 9.4 ms"
+            + " CPU (9.4x), 30.0 ms by the clock",
+        "slowed most by api-doc (2,048 of its prompt tokens in those steps)",
+        "culprits: api-doc (2,048-token prompt) slowed 3 of them", "./trtrace find api-doc ",
+        "4. No request was rejected.", "5. Hostile X-Request-IDs");
+  }
+
+  /** Records and launch log: 120 chats of 8..2,388 tokens, three of them decoding beside api-doc's prefill. */
+  private record Batched(List<String> records, List<String> launches) {}
+
+  private static Batched batched() {
     List<String> lines = new ArrayList<>();
     List<String> launches = new ArrayList<>();
     long[] launchId = {0};
@@ -94,25 +126,66 @@ class AnalysisTest {
           fields));
     }
     lines.add(line(120, "api-doc", "success", 2048, 0.5, 400, ""));
-    Path log = dir.resolve("batched.log");
-    Files.write(log, lines, StandardCharsets.UTF_8);
-    Files.write(DemoService.launchLog(log), launches, StandardCharsets.UTF_8);
-    BatchFindings f = BatchFindings.read(log);
-    String text = print(log);
+    return new Batched(lines, launches);
+  }
 
-    assertThat(f.knee()).isNotNull();
-    assertThat(f.knee().found()).as(text).isTrue();
-    assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
-    assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
-        f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
-        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 2x or more what their"
-            + " decode-only steps cost, because other requests' prefill shared their steps",
-        "a decode step that also ran another request's prefill cost a median 30.0x the CPU time of one without",
-        "victim api-b-5: 9 of its 31 decode steps ran beside a prefill, 30.0 ms CPU each against 1.0 ms; TPOT 9.4 ms"
-            + " CPU (9.4x), 30.0 ms by the clock",
-        "slowed most by api-doc (2,048 of its prompt tokens in those steps)",
-        "culprits: api-doc (2,048-token prompt) slowed 3 of them", "./trtrace find api-doc ",
-        "4. No request was rejected.", "5. Hostile X-Request-IDs");
+  /**
+   * With kernel records on, trace-core's launch log also holds a {@code kernels} line (CUPTI's activities of one
+   * launch, no members, no {@code gpu_ms}) after each recorded launch's line: the demo's findings read from such a
+   * log are the same as from the log without them. The kernels lines are written by trace-core's own launch log.
+   */
+  @Test
+  void kernelsLinesInTheLaunchLogLeaveTheFindingsAsTheyAre() throws Exception {
+    Batched b = batched();
+    String kernels = kernelsLine(dir.resolve("kernels-source.log"));
+    List<String> withKernels = new ArrayList<>();
+    for (String l : b.launches()) {
+      withKernels.add(l);
+      Matcher id = Pattern.compile("\\{\"launch_id\":(\\d+),").matcher(l);
+      assertThat(id.lookingAt()).as(l).isTrue();
+      withKernels.add(kernels.replaceFirst("\"launch_id\":\\d+,", "\"launch_id\":" + id.group(1) + ","));
+    }
+    assertThat(withKernels).hasSize(2 * b.launches().size());
+    Path plain = Files.createDirectories(dir.resolve("plain")).resolve("batched.log");
+    Path recorded = Files.createDirectories(dir.resolve("recorded")).resolve("batched.log");
+    for (Path log : List.of(plain, recorded)) {
+      Files.write(log, b.records(), StandardCharsets.UTF_8);
+    }
+    Files.write(DemoService.launchLog(plain), b.launches(), StandardCharsets.UTF_8);
+    Files.write(DemoService.launchLog(recorded), withKernels, StandardCharsets.UTF_8);
+
+    BatchFindings without = BatchFindings.read(plain);
+    BatchFindings with = BatchFindings.read(recorded);
+    assertThat(with.requests()).isEqualTo(without.requests());
+    assertThat(with.victims()).isEqualTo(without.victims()).hasSize(3);
+    assertThat(with.culprits()).isEqualTo(without.culprits());
+    assertThat(with.stepRatio()).isEqualTo(without.stepRatio());
+    assertThat(with.medianCpuTpotMs()).isEqualTo(without.medianCpuTpotMs());
+    String text = print(recorded).replace(Analysis.display(recorded), "LOG");
+    assertThat(text).isEqualTo(print(plain).replace(Analysis.display(plain), "LOG"))
+        .contains("3 requests had a TPOT 2x or more what their decode-only steps cost");
+  }
+
+  /** One {@code kernels} line as trace-core's launch log writes it: a gemm kernel and a copy of one launch. */
+  private static String kernelsLine(Path launchLog) throws Exception {
+    try (InferenceTracer tracer = InferenceTracer.builder()
+        .sink(InMemorySink.create()).launchLog(launchLog).build()) {
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = tracer.launch(null)) {
+        id = l.id();
+        activities = l.activityLog();
+      }
+      long t0 = 1_000_000_000L;
+      assertThat(activities.write(id, List.of(
+          new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.MEMCPY,
+              "HtoD", t0, t0 + 2_000, 0, 0, 0, 0, 0, 0, 4096),
+          new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL,
+              "sm80_xmma_gemm_f16f16_f16f16_f16_nn_n_tilesize32x32x64_stage6_warpsize2x2x1_tensor16x8x16_execute_kernel_trt",
+              t0 + 3_000, t0 + 53_000, 64, 2, 1, 128, 1, 1, 0)), 0)).isTrue();
+      tracer.flush().get(30, TimeUnit.SECONDS);
+    }
+    return Files.readAllLines(launchLog).stream().filter(l -> l.contains("\"kernels\":[")).findFirst().orElseThrow();
   }
 
   /** The slowest by compute are listed with their compute time (latency less queue), not their latency. */

@@ -14,11 +14,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Kernel records in the launch log, read by the CLI. The fixture is SYNTHETIC (not captured on a GPU): written by
  * trace-core's real writers (the tracer's records and launch log, kernels lines through {@code
- * SharedLaunch.activityLog()}) with made-up kernels, until the H200 check's launch log replaces it. Three requests
- * share six launches (a prefill, five decodes); launches 1, 3 and 5 had their kernels recorded: per launch a gemm
- * kernel run twice (60 + 20 us in the prefill, 30 + 20 us in a decode), an attention kernel (15 us), a gelu (5 us),
- * a copy and a memset; gpu_ms 0.12 ms (prefill) and 0.06 ms (decode). So over req-k1's recorded launches (0.24 ms):
- * gemm 0.18 ms = 75 %, attention 0.045 ms = 18.75 %, gelu 0.015 ms = 6.25 %.
+ * SharedLaunch.activityLog()}) with made-up kernels. The H200's own kernel records are read by {@link
+ * H200KernelsLogTest}; this fixture keeps what they lack: memcpy and memset activities, and a request only some of
+ * whose launches were recorded. Three requests share six launches (a prefill, five decodes); launches 1, 3 and 5
+ * had their kernels recorded: per launch a gemm kernel run twice (60 + 20 us in the prefill, 30 + 20 us in a
+ * decode), an attention kernel (15 us), a gelu (5 us), a copy and a memset; gpu_ms 0.12 ms (prefill) and 0.06 ms
+ * (decode). So over req-k1's recorded launches (0.24 ms): gemm 0.18 ms = 75 %, attention 0.045 ms = 18.75 %, gelu
+ * 0.015 ms = 6.25 %.
  */
 class SyntheticKernelsLogTest {
   @TempDir static Path dir;
