@@ -52,7 +52,20 @@ class SteppingBackendServiceTest {
 
     @Override public Sequence sequence(int capacity) { return cpu.sequence(capacity); }
 
-    @Override public float[][] step(SharedLaunch launch, List<Chunk> chunks) { return cpu.step(launch, chunks); }
+    /**
+     * Each step also takes 25 ms, so that a request's 24 tokens take over half a second: the other four requests
+     * reach the engine while the first still decodes, even on a loaded machine (without it the tiny model could
+     * finish one before the next arrived: 3 failures in 10 runs at load 4-6, no launch of two rows).
+     */
+    @Override
+    public float[][] step(SharedLaunch launch, List<Chunk> chunks) {
+      try {
+        Thread.sleep(25);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return cpu.step(launch, chunks);
+    }
 
     @Override public int[] next(float[][] last, boolean[][] used, int[] steps) { return cpu.next(last, used, steps); }
 
