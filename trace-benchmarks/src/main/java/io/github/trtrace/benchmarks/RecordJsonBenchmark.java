@@ -35,9 +35,9 @@ public class RecordJsonBenchmark {
   private InferenceRecord adversarial;
   private final StringBuilder buffer = new StringBuilder(2048);
 
-  @Setup
-  public void setUp() {
-    full =
+  /** The record every encoder case writes: every field set (also {@link SinkEncodeCost}'s record). */
+  static InferenceRecord sampleRecord() {
+    return
         InferenceRecord.builder("req-01hq3k5w8x9y2z3a4b5c6d7e8f", "llama-3.1-8b-instruct")
             .timestamp(Instant.parse("2026-11-30T08:00:00.123456Z"))
             .status(Status.SUCCESS)
@@ -61,6 +61,11 @@ public class RecordJsonBenchmark {
             .attribute("tenant", "acme")
             .attribute("route", "/v1/chat/completions")
             .build();
+  }
+
+  @Setup
+  public void setUp() {
+    full = sampleRecord();
     adversarial =
         full.toBuilder()
             .modelName("model \"quoted\"\n\u2028\u202e\u200b\ud800 end")

@@ -2,11 +2,9 @@ package io.github.trtrace.benchmarks;
 
 import com.sun.management.ThreadMXBean;
 import io.github.trtrace.core.InferenceRecord;
-import io.github.trtrace.core.Status;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,30 +24,7 @@ public final class SinkEncodeCost {
 
   public static void main(String[] args) throws Exception {
     String label = args.length > 0 ? args[0] : "trtrace";
-    InferenceRecord full =
-        InferenceRecord.builder("req-01hq3k5w8x9y2z3a4b5c6d7e8f", "llama-3.1-8b-instruct")
-            .timestamp(Instant.parse("2026-11-30T08:00:00.123456Z"))
-            .status(Status.SUCCESS)
-            .latencyMs(412.337)
-            .traceId("4bf92f3577b34da6a3ce929d0e0e4736")
-            .spanId("00f067aa0ba902b7")
-            .inputTokens(512)
-            .outputTokens(128)
-            .queueMs(12.5)
-            .preprocessMs(1.75)
-            .inferMs(380.25)
-            .gpuMs(371.125)
-            .decodeMs(390.5)
-            .postprocessMs(0.5)
-            .ttftMs(45.25)
-            .tpotMs(2.75)
-            .gpuUtil(87)
-            .gpuMemUsedMb(61_440)
-            .engineFingerprint("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
-            .sampledReason("sampled")
-            .attribute("tenant", "acme")
-            .attribute("route", "/v1/chat/completions")
-            .build();
+    InferenceRecord full = RecordJsonBenchmark.sampleRecord();
     List<InferenceRecord> batch = new ArrayList<>();
     for (int i = 0; i < 512; i++) {
       batch.add(full);
