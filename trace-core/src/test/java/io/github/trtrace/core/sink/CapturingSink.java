@@ -32,6 +32,22 @@ public final class CapturingSink implements RecordSink {
     notifyAll();
   }
 
+  /**
+   * A sink named {@code name} that sleeps {@code millisPerBatch} before each batch and then keeps it here: a
+   * destination slower than the producers. Interrupted in its sleep, it fails the batch as a sink would.
+   */
+  public RecordSink slowed(String name, long millisPerBatch) {
+    return RecordSink.named(name, batch -> {
+      try {
+        Thread.sleep(millisPerBatch);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException();
+      }
+      write(batch);
+    });
+  }
+
   /** The records written so far, oldest first; an immutable copy. */
   public synchronized List<InferenceRecord> records() {
     return List.copyOf(records);

@@ -12,7 +12,6 @@ import io.github.trtrace.core.TracerStats.DispatcherStats;
 import io.github.trtrace.core.internal.dispatch.DispatcherTest.GatedSink;
 import io.github.trtrace.core.sink.CapturingSink;
 import io.github.trtrace.core.sink.RecordSink;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,18 +43,7 @@ class BlockPolicyTest {
   @Test
   void theDefaultBlockPolicyLosesNothingWhileASlowSinkKeepsWriting() throws Exception {
     CapturingSink store = CapturingSink.create();
-    RecordSink slow =
-        RecordSink.named(
-            "slow",
-            batch -> {
-              try {
-                Thread.sleep(20);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException();
-              }
-              store.write(batch);
-            });
+    RecordSink slow = store.slowed("slow", 20);
     Dispatcher d = Dispatcher.builder().sink(slow).queueCapacity(16).batchSize(16).shutdownHook(false).build();
     dispatchers.add(d);
     int producers = 2;

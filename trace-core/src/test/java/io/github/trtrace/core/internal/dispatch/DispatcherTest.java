@@ -88,18 +88,7 @@ class DispatcherTest {
   @Test
   void noEventLossWhenQueueFullAndPolicyIsBlock() throws Exception {
     CapturingSink store = CapturingSink.create();
-    RecordSink slow =
-        RecordSink.named(
-            "slow",
-            batch -> {
-              try {
-                Thread.sleep(1);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException();
-              }
-              store.write(batch);
-            });
+    RecordSink slow = store.slowed("slow", 1);
     // A block timeout far above any scheduling hiccup: this test is about BLOCK waiting, not timing.
     Dispatcher d =
         start(
