@@ -90,10 +90,7 @@ public interface KernelRecordPolicy {
 
     /** Share of launches recorded at random, 0..1. */
     public Builder sampleRate(double rate) {
-      if (!(rate >= 0 && rate <= 1)) {
-        throw new IllegalArgumentException("sampleRate must be in [0, 1]: " + rate);
-      }
-      this.sampleRate = rate;
+      this.sampleRate = RateSampler.checkRate(rate);
       return this;
     }
 
@@ -120,35 +117,22 @@ public interface KernelRecordPolicy {
 }
 
 final class DefaultKernelRecordPolicy implements KernelRecordPolicy {
-  private final double sampleRate;
+  private final RateSampler sampler;
   private final @Nullable String requestId;
-  private final DoubleSupplier random;
 
   DefaultKernelRecordPolicy(double sampleRate, @Nullable String requestId, DoubleSupplier random) {
-    this.sampleRate = sampleRate;
+    this.sampler = new RateSampler(sampleRate, random);
     this.requestId = requestId;
-    this.random = random;
   }
 
   @Override
   public boolean shouldRecord(SharedLaunch launch) {
-    if (requestId != null && launch.hasMember(requestId)) {
-      return true;
-    }
-    if (sampleRate <= 0) {
-      return false;
-    }
-    if (sampleRate >= 1) {
-      return true;
-    }
-    synchronized (random) {
-      return random.getAsDouble() < sampleRate;
-    }
+    return requestId != null && launch.hasMember(requestId) || sampler.sample();
   }
 
   @Override
   public boolean enabled() {
-    return sampleRate > 0 || requestId != null;
+    return sampler.rate() > 0 || requestId != null;
   }
 
   @Override
@@ -158,6 +142,6 @@ final class DefaultKernelRecordPolicy implements KernelRecordPolicy {
 
   @Override
   public String toString() {
-    return "KernelRecordPolicy{sampleRate=" + sampleRate + ", requestId=" + requestId + "}";
+    return "KernelRecordPolicy{sampleRate=" + sampler.rate() + ", requestId=" + requestId + "}";
   }
 }

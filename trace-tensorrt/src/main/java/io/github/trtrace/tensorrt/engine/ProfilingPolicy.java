@@ -57,10 +57,7 @@ public interface ProfilingPolicy {
 
     /** Fraction of requests profiled at random, 0..1. */
     public Builder sampleRate(double rate) {
-      if (!(rate >= 0 && rate <= 1)) {
-        throw new IllegalArgumentException("sampleRate must be in [0, 1]: " + rate);
-      }
-      this.sampleRate = rate;
+      this.sampleRate = RateSampler.checkRate(rate);
       return this;
     }
 
@@ -108,33 +105,20 @@ public interface ProfilingPolicy {
 }
 
 final class DefaultProfilingPolicy implements ProfilingPolicy {
-  private final double sampleRate;
+  private final RateSampler sampler;
   private final double slowThresholdMs;
   private final int afterSlowCount;
-  private final DoubleSupplier random;
   private final AtomicInteger pending = new AtomicInteger();
 
   DefaultProfilingPolicy(double sampleRate, double slowThresholdMs, int afterSlowCount, DoubleSupplier random) {
-    this.sampleRate = sampleRate;
+    this.sampler = new RateSampler(sampleRate, random);
     this.slowThresholdMs = slowThresholdMs;
     this.afterSlowCount = afterSlowCount;
-    this.random = random;
   }
 
   @Override
   public boolean shouldProfile() {
-    if (pending.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
-      return true;
-    }
-    if (sampleRate <= 0) {
-      return false;
-    }
-    if (sampleRate >= 1) {
-      return true;
-    }
-    synchronized (random) {
-      return random.getAsDouble() < sampleRate;
-    }
+    return pending.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0 || sampler.sample();
   }
 
   @Override
@@ -144,7 +128,7 @@ final class DefaultProfilingPolicy implements ProfilingPolicy {
 
   /** No sampling and nothing counts as slow: {@link #shouldProfile()} is always false. */
   boolean neverProfiles() {
-    return sampleRate <= 0 && afterSlowCount == 0;
+    return sampler.rate() <= 0 && afterSlowCount == 0;
   }
 
   @Override
