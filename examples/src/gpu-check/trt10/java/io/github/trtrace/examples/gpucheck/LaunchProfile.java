@@ -165,6 +165,11 @@ final class LaunchProfile {
             row(out, "  " + c, names, m -> 100 * shares.get(m).getOrDefault(c, 0.0));
           }
           row(out, "  samples", names, m -> shares.get(m).getOrDefault(SAMPLES, 0.0));
+          // launch by launch, two modes taking turns (so that the device's drift falls on both alike)
+          for (String[] pair : new String[][] {{"traced, noop tracer", "traced, full tracing"},
+              {"raw", "traced, full tracing"}, {"raw + CUDA events", "traced, full tracing"}}) {
+            out.append(alternating(modes.get(pair[0]), modes.get(pair[1]), pair[0], pair[1]));
+          }
         }
       }
       TensorRtObjects.destroy(raw);
@@ -172,6 +177,36 @@ final class LaunchProfile {
     Files.writeString(artifacts.resolve("launch-profile.txt"), out.toString());
     out.toString().lines().forEach(l -> System.out.println("   " + l));
     return "see above (wall, CPU and device time per launch by mode; where the thread's samples fell)";
+  }
+
+  private static final int PAIRS = 10_000;
+
+  /** {@value #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
+  private static String alternating(BatchedChecks.Launch a, BatchedChecks.Launch b, String aName, String bName)
+      throws Exception {
+    long[] ta = new long[PAIRS];
+    long[] tb = new long[PAIRS];
+    for (int i = 0; i < PAIRS; i++) {
+      boolean aFirst = i % 2 == 0;
+      for (int k = 0; k < 2; k++) {
+        boolean runA = (k == 0) == aFirst;
+        long t0 = System.nanoTime();
+        (runA ? a : b).run();
+        long d = System.nanoTime() - t0;
+        if (runA) {
+          ta[i] = d;
+        } else {
+          tb[i] = d;
+        }
+      }
+    }
+    double sa = java.util.Arrays.stream(ta).sum();
+    double sb = java.util.Arrays.stream(tb).sum();
+    java.util.Arrays.sort(ta);
+    java.util.Arrays.sort(tb);
+    return String.format(Locale.ROOT, "alternating %,d pairs: %s / %s: p50 %.4f (%.2f / %.2f us), p99 %.4f, mean %.4f"
+        + " (throughput %.4f)%n", PAIRS, bName, aName, (double) tb[PAIRS / 2] / ta[PAIRS / 2], tb[PAIRS / 2] / 1e3,
+        ta[PAIRS / 2] / 1e3, (double) tb[PAIRS * 99 / 100] / ta[PAIRS * 99 / 100], sb / sa, sa / sb);
   }
 
   private static final int BLOCKS = 40;
