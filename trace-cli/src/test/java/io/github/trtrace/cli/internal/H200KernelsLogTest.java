@@ -282,4 +282,27 @@ class H200KernelsLogTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("trtrace explain:", "x.json", "not a build report");
   }
+
+  @Test
+  void theHtmlReportDrawsTheLayerTableWithTheBuildReport(@TempDir Path reports) throws IOException {
+    Path html = reports.resolve("report.html");
+    Cli r = Cli.run("report", "--html", html.toString(), "--request", "kern-dec8-0", "--build-report",
+        buildReport(reports).toString(), dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String page = Files.readString(html);
+    int start = page.indexOf("<table id=\"request-layers\">");
+    assertThat(start).as("table#request-layers").isPositive();
+    assertThat(page).contains("Build report of engine 97bf21eebf18: its tactics named 1440 of 1440 kernels.");
+    String table = page.substring(start, page.indexOf("</table>", start));
+    assertThat(table.split("<tr><td class=\"mono\"", -1)).hasSize(1 + KernelBreakdown.LISTED);
+    // the first row: the layer explain lists first, its time and the network layers it absorbed
+    Cli explain = Cli.run("explain", "kern-dec8-0", dir.toString(), "--build-report", buildReport(reports).toString());
+    String first = explain.out().lines().dropWhile(l -> !l.startsWith("  engine layer ")).skip(1).findFirst().orElseThrow();
+    String layer = first.trim().split("\\s+")[0];
+    assertThat(table).contains("title=\"" + layer + "\"", "block0.attn_split_heads, block0.attn_v, block0.attn_k +5");
+    // without the build report there is no layer table
+    Cli plain = Cli.run("report", "--html", html.toString(), "--request", "kern-dec8-0", dir.toString());
+    assertThat(plain.code()).isZero();
+    assertThat(Files.readString(html)).doesNotContain("request-layers");
+  }
 }
