@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A record's user attributes, made once from the builder's or the pooled entry's and never changed: the only
- * copy the record keeps (issue 22: the worker's build copied them into a builder's {@code LinkedHashMap} and the
- * record copied that again, about half of the worker's time). Up to {@link #MAX_SCANNED} entries (nearly every
+ * copy the record keeps (issue 22: the worker's build put them into a builder's {@code LinkedHashMap} and the
+ * record copied that into another; building and copying those maps took about a quarter of the worker's CPU). Up to {@link #MAX_SCANNED} entries (nearly every
  * record: a handful of attributes) they sit in one array in insertion order, looked up by a scan, with no hash
  * table to build; a longer map is a {@code LinkedHashMap} copy behind {@code Collections.unmodifiableMap}, so a
  * lookup stays constant-time. Every mutator throws {@link UnsupportedOperationException} (AbstractMap's, and an
