@@ -13,16 +13,27 @@ import java.util.Map;
  * launch ran for every member: the share is of the launch, not of the request's own share of it.
  *
  * @param recorded its launches with a kernels line
+ * @param incomplete of those, lines the recorder wrote before every record of the launch came ({@code "complete":
+ *     false}): their lists may miss kernels
  * @param launchMs those launches' time (gpu_ms, else span_ms)
  * @param kernelMs all their kernels' time
  * @param slowest the slowest kernels, most first
  */
-record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kernel> slowest) {
+record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, List<Kernel> slowest) {
   /** Kernels listed at most. */
   static final int LISTED = 10;
 
   /** One kernel name over the recorded launches: its time, in how many launches it ran, its share of launchMs. */
   record Kernel(String name, double ms, int launches, double share) {}
+
+  /** What to say of the incomplete lists, or "" when none: "; 2 of these lists are incomplete (...)". */
+  String incompleteNote() {
+    if (incomplete == 0) {
+      return "";
+    }
+    return String.format(java.util.Locale.ROOT, "; %d of these lists %s incomplete (the recorder stopped waiting for"
+        + " their launch's records: kernels may be missing)", incomplete, incomplete == 1 ? "is" : "are");
+  }
 
   /** Kernel times are microseconds to milliseconds: three decimals below 1 ms, two below 100 ms. */
   static String ms(double ms) {
@@ -33,6 +44,7 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
   static KernelBreakdown of(LaunchJoin j) {
     Map<String, double[]> byName = new HashMap<>();
     int recorded = 0;
+    int incomplete = 0;
     double launchMs = 0;
     double kernelMs = 0;
     for (LaunchLine l : j.launches) {
@@ -41,6 +53,9 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
         continue;
       }
       recorded++;
+      if (k.incomplete) {
+        incomplete++;
+      }
       double t = !Double.isNaN(l.gpuMs) ? l.gpuMs : k.spanMs;
       if (!Double.isNaN(t)) {
         launchMs += t;
@@ -58,6 +73,6 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
           launchMs > 0 ? e.getValue()[0] / launchMs : Double.NaN));
     }
     all.sort(Comparator.comparingDouble(Kernel::ms).reversed().thenComparing(Kernel::name));
-    return new KernelBreakdown(recorded, launchMs, kernelMs, List.copyOf(all.subList(0, Math.min(LISTED, all.size()))));
+    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, List.copyOf(all.subList(0, Math.min(LISTED, all.size()))));
   }
 }
