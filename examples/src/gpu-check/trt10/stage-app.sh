@@ -66,6 +66,10 @@ javac --release 17 -nowarn -cp "$CP:$M2/org/jspecify/jspecify/$JSPECIFY/jspecify
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
 jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt-model/target/classes . -C trace-tensorrt/target/classes .
 cp "${JARS[@]}" "$DEST/"
+# async-profiler (Maven Central) for -Dtrtrace.checks=profile (LaunchProfile, loaded by reflection; absent: SKIP)
+AP=$M2/tools/profiler/async-profiler/4.0/async-profiler-4.0-linux-x64.jar
+[ -f "$AP" ] || mvn -B -q dependency:get -Dartifact=tools.profiler:async-profiler:4.0:jar:linux-x64 -Dtransitive=false || true
+[ -f "$AP" ] && cp "$AP" "$DEST/"
 # Kernel records (CUPTI) and NVTX ranges need this CUDA line's libcupti and, on CUDA <= 12, libnvToolsExt: taken from
 # the cuda preset's redist jar into <folder>/native, which run-trt106.sh puts on LD_LIBRARY_PATH (the preset's
 # libjnicupti.so is in the cuda-...-linux-x86_64.jar above). Without them the check's kernel records say off.

@@ -1,9 +1,11 @@
 package io.github.trtrace.cli.internal;
 
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,9 +30,16 @@ public final class ExplainCommand extends LogCommand implements Callable<Integer
       + " who else prefilled.")
   boolean launches;
 
+  @Option(names = "--build-report", paramLabel = "FILE", description = "The engine's build report (trtrace build"
+      + " report JSON, built with detailed profiling verbosity): its recorded kernels are also shown by the engine"
+      + " layer that ran them, matched by tactic name.")
+  @Nullable Path buildReport;
+
   @Override
   public Integer call() throws Exception {
-    LaunchJoin j = LaunchJoin.read(requestId, files(paths), showProgress());
+    // a file that is not a build report: BuildReport.read's message names it, exit code 2 (the CLI's handler)
+    BuildReport report = buildReport == null ? null : BuildReport.read(buildReport);
+    LaunchJoin j = LaunchJoin.read(requestId, files(paths), showProgress(), report);
     if (j.record == null) {
       err.println("trtrace explain: request " + Fmt.visible(requestId) + " not found (" + j.read.describe() + ")"
           + (j.launches.isEmpty() ? "" : "; " + j.launches.size() + " launch-log lines list it, but no record"));

@@ -2,7 +2,9 @@ package io.github.trtrace.cli.internal;
 
 import io.github.trtrace.core.RecordConvention;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /** The {@code explain} command's text: the sentence, the facts behind it, the conservation check, the launches. */
 final class ExplainText {
@@ -73,6 +75,45 @@ final class ExplainText {
           Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", 100 * x.share()));
     }
     t.print(out);
+    layers(out, k.layers());
+  }
+
+  /** The same kernels' time by engine layer, when explain was given the engine's build report. */
+  static void layers(PrintStream out, KernelBreakdown.@Nullable Layers l) {
+    if (l == null) {
+      return;
+    }
+    String engine = l.engine() == null ? "no fingerprint" : "engine " + l.engine().substring(0, Math.min(12, l.engine().length()));
+    if (l.otherEngine() > 0) {
+      out.printf(Locale.ROOT, "  WARNING the build report (%s) is not of the engine that ran %d of its recorded launches;"
+          + " those are left out of the layer table%n", engine, l.otherEngine());
+    }
+    if (l.kernels() == 0) {
+      return;
+    }
+    out.printf(Locale.ROOT, "  by engine layer (build report of %s; its tactics named %d of %d kernels):%n", engine,
+        l.matched(), l.kernels());
+    if (l.matched() == 0) {
+      out.println("    no kernel matched a layer's tactic (a report built without detailed profiling verbosity names"
+          + " no tactics)");
+      return;
+    }
+    StatsText.Table t = new StatsText.Table("engine layer", ">ms", ">launches", ">share of launch time", "network layers");
+    for (KernelBreakdown.Kernel x : l.slowest()) {
+      t.row(Fmt.visible(shorten(x.name())), KernelBreakdown.ms(x.ms()), Fmt.count(x.launches()),
+          Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", 100 * x.share()),
+          Fmt.visible(absorbed(l.networkLayers().getOrDefault(x.name(), List.of()))));
+    }
+    t.print(out);
+  }
+
+  /** The network layers an engine layer absorbed, the first three and how many more ({@code -} when none known). */
+  static String absorbed(List<String> layers) {
+    if (layers.isEmpty()) {
+      return "-";
+    }
+    String first = String.join(", ", layers.subList(0, Math.min(3, layers.size())));
+    return layers.size() <= 3 ? first : first + " +" + (layers.size() - 3);
   }
 
   /** A kernel name cut for a table column (the launch log keeps it whole, up to its bound). */

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request's slowest GPU kernels, from the kernels lines of its launches (CUPTI records, sampled): each
@@ -18,13 +19,26 @@ import java.util.Map;
  * @param launchMs those launches' time (gpu_ms, else span_ms)
  * @param kernelMs all their kernels' time
  * @param slowest the slowest kernels, most first
+ * @param layers the same time by engine layer, when a build report was given ({@code explain --build-report})
  */
-record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, List<Kernel> slowest) {
+record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, List<Kernel> slowest, @Nullable Layers layers) {
   /** Kernels listed at most. */
   static final int LISTED = 10;
 
   /** One kernel name over the recorded launches: its time, in how many launches it ran, its share of launchMs. */
   record Kernel(String name, double ms, int launches, double share) {}
+
+  /**
+   * The kernels' time by the engine layer that ran them (the build report's tactics matched to kernel names).
+   *
+   * @param engine the report's engine fingerprint (null when it has none)
+   * @param matched kernels a layer was found for, of {@code kernels}
+   * @param otherEngine the request's recorded launches whose engine fingerprint is not the report's
+   * @param slowest layers, most time first (a layer's {@code launches}: in how many recorded launches it ran)
+   * @param networkLayers for each listed layer, the network layers the report says it absorbed (may be empty)
+   */
+  record Layers(@Nullable String engine, int matched, int kernels, int otherEngine, List<Kernel> slowest,
+      Map<String, List<String>> networkLayers) {}
 
   /** What to say of the incomplete lists, or "" when none: "; 2 of these lists are incomplete (...)". */
   String incompleteNote() {
@@ -41,8 +55,13 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
         : ms < 100 ? String.format(java.util.Locale.ROOT, "%.2f ms", ms) : Fmt.ms(ms);
   }
 
+  /** The breakdown; by layer too when {@code j} was joined with a build report. */
   static KernelBreakdown of(LaunchJoin j) {
     Map<String, double[]> byName = new HashMap<>();
+    Map<String, double[]> byLayer = new HashMap<>();
+    int matched = 0;
+    int inLines = 0;
+    int otherEngine = 0;
     int recorded = 0;
     int incomplete = 0;
     double launchMs = 0;
@@ -66,13 +85,41 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
         v[0] += k.kernelMs[i];
         v[1]++;
       }
+      if (j.report != null && k.layerMs != null) {
+        String fp = j.report.engineFingerprint();
+        if (l.engineFingerprint != null && fp != null && !l.engineFingerprint.equals(fp)) {
+          otherEngine++;
+          continue;
+        }
+        matched += k.kernelsMatched;
+        inLines += k.kernelsInLine;
+        for (Map.Entry<String, Double> e : k.layerMs.entrySet()) {
+          double[] v = byLayer.computeIfAbsent(e.getKey(), n -> new double[2]);
+          v[0] += e.getValue();
+          v[1]++;
+        }
+      }
     }
+    Layers layers = null;
+    if (j.report != null) {
+      List<Kernel> listed = slowest(byLayer, launchMs);
+      Map<String, List<String>> absorbed = new HashMap<>();
+      for (Kernel x : listed) {
+        absorbed.put(x.name(), j.report.explain(x.name()).networkLayers());
+      }
+      layers = new Layers(j.report.engineFingerprint(), matched, inLines, otherEngine, listed, Map.copyOf(absorbed));
+    }
+    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, slowest(byName, launchMs), layers);
+  }
+
+  /** The {@value #LISTED} largest of {@code byName} (ms, launches), ties by name. */
+  private static List<Kernel> slowest(Map<String, double[]> byName, double launchMs) {
     List<Kernel> all = new ArrayList<>();
     for (Map.Entry<String, double[]> e : byName.entrySet()) {
       all.add(new Kernel(e.getKey(), e.getValue()[0], (int) e.getValue()[1],
           launchMs > 0 ? e.getValue()[0] / launchMs : Double.NaN));
     }
     all.sort(Comparator.comparingDouble(Kernel::ms).reversed().thenComparing(Kernel::name));
-    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, List.copyOf(all.subList(0, Math.min(LISTED, all.size()))));
+    return List.copyOf(all.subList(0, Math.min(LISTED, all.size())));
   }
 }

@@ -2,6 +2,7 @@ package io.github.trtrace.cli.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,11 +36,14 @@ final class LaunchJoin {
   final Hist latency;
   /** The kernels lines of the request's launches, by launch ID (those whose kernels were recorded). */
   final java.util.Map<Long, LaunchLine> kernels;
+  /** The build report the kernels were joined with ({@code explain --build-report}), or null. */
+  final @Nullable BuildReport report;
 
   private LaunchJoin(String requestId, LineReader.Summary read, @Nullable JsonNode record, @Nullable String recordAt,
       int recordsWithId, List<LaunchLine> launches, long launchLines, long[] truncated, int truncatedCount, Hist tpot,
-      Hist ttft, Hist latency, java.util.Map<Long, LaunchLine> kernels) {
+      Hist ttft, Hist latency, java.util.Map<Long, LaunchLine> kernels, @Nullable BuildReport report) {
     this.kernels = kernels;
+    this.report = report;
     this.requestId = requestId;
     this.read = read;
     this.record = record;
@@ -55,6 +59,16 @@ final class LaunchJoin {
   }
 
   static LaunchJoin read(String requestId, List<Path> files, boolean progress) throws IOException {
+    return read(requestId, files, progress, null);
+  }
+
+  /**
+   * As {@link #read(String, List, boolean)}, each kernels line also joined with {@code report}'s engine layers
+   * ({@link BuildReport#layersOfKernels}) before it is compacted; {@link #report} says whether the report is of the
+   * request's engine.
+   */
+  static LaunchJoin read(String requestId, List<Path> files, boolean progress, @Nullable BuildReport report)
+      throws IOException {
     RecordParser records = new RecordParser();
     LaunchParser launchParser = new LaunchParser();
     ObjectMapper mapper = new ObjectMapper();
@@ -79,7 +93,7 @@ final class LaunchJoin {
           return why;
         }
         if (line.kernelsLine) {
-          kernelLines.put(line.id, compact(line));
+          kernelLines.put(line.id, compact(line, report));
           return LineReader.LAUNCH;
         }
         launchLines[0]++;
@@ -126,7 +140,7 @@ final class LaunchJoin {
       }
     }
     return new LaunchJoin(requestId, read, (JsonNode) found[0], (String) found[1], withId[0], mine, launchLines[0],
-        truncated[0], truncatedCount[0], tpot, ttft, latency, kernels);
+        truncated[0], truncatedCount[0], tpot, ttft, latency, kernels, report);
   }
 
   /** Activities of a kernels line kept per launch: its kernels aggregated by name, the slowest this many. */
@@ -134,6 +148,14 @@ final class LaunchJoin {
 
   /** A copy of a kernels line with its kernels summed by name, the {@value #KEPT_KERNELS} slowest kept. */
   static LaunchLine compact(LaunchLine line) {
+    return compact(line, null);
+  }
+
+  /**
+   * As {@link #compact(LaunchLine)}; with a build report, the line's kernels (in their order, before they are summed)
+   * also summed by the engine layer that ran each, the {@value #KEPT_KERNELS} largest kept.
+   */
+  static LaunchLine compact(LaunchLine line, @Nullable BuildReport report) {
     java.util.Map<String, Double> byName = new java.util.HashMap<>();
     double kernelMs = 0;
     for (int i = 0; i < line.kernels; i++) {
@@ -153,6 +175,30 @@ final class LaunchJoin {
     byName.entrySet().stream()
         .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
         .limit(KEPT_KERNELS).forEach(e -> c.addKernel("kernel", e.getKey(), e.getValue()));
+    if (report != null) {
+      List<String> names = new ArrayList<>();
+      List<Double> ms = new ArrayList<>();
+      for (int i = 0; i < line.kernels; i++) {
+        if ("kernel".equals(line.kernelKinds[i])) {
+          names.add(line.kernelNames[i]);
+          ms.add(line.kernelMs[i]);
+        }
+      }
+      List<BuildReport.@Nullable Layer> ran = report.layersOfKernels(names);
+      java.util.Map<String, Double> byLayer = new java.util.HashMap<>();
+      for (int i = 0; i < ran.size(); i++) {
+        BuildReport.Layer l = ran.get(i);
+        if (l != null) {
+          byLayer.merge(l.name(), ms.get(i), Double::sum);
+          c.kernelsMatched++;
+        }
+      }
+      c.kernelsInLine = names.size();
+      c.layerMs = new java.util.LinkedHashMap<>();
+      byLayer.entrySet().stream()
+          .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
+          .limit(KEPT_KERNELS).forEach(e -> c.layerMs.put(e.getKey(), e.getValue()));
+    }
     return c;
   }
 

@@ -24,6 +24,8 @@ final class LaunchLine {
   double hostMs = Double.NaN;
   @Nullable String status;
   @Nullable String errorType;
+  /** The engine's fingerprint (a launch line's {@code engine_fingerprint}), null when not written. */
+  @Nullable String engineFingerprint;
   int membersTruncated;
   int members;
   String[] memberIds = new String[8];
@@ -47,6 +49,14 @@ final class LaunchLine {
   int unmatchedCalls;
   /** Sum of the line's kernel durations, all of them (set by {@link LaunchJoin#compact}, which keeps the slowest). */
   double kernelMsSum = Double.NaN;
+  /**
+   * A compacted kernels line joined with a build report ({@link LaunchJoin#compact}): its kernel time by engine
+   * layer, the {@value LaunchJoin#KEPT_KERNELS} largest; null without a report.
+   */
+  java.util.@Nullable Map<String, Double> layerMs;
+  /** Of those kernels, how many the report's layers named (the rest: {@code kernels} counted in the line). */
+  int kernelsMatched;
+  int kernelsInLine;
 
   void clear() {
     kernelsLine = false;
@@ -66,6 +76,10 @@ final class LaunchLine {
     hostMs = Double.NaN;
     status = null;
     errorType = null;
+    engineFingerprint = null;
+    layerMs = null;
+    kernelsMatched = 0;
+    kernelsInLine = 0;
     membersTruncated = 0;
     members = 0;
   }
@@ -170,6 +184,10 @@ final class LaunchLine {
     c.hostMs = hostMs;
     c.status = status;
     c.errorType = errorType;
+    c.engineFingerprint = engineFingerprint;
+    c.layerMs = layerMs;
+    c.kernelsMatched = kernelsMatched;
+    c.kernelsInLine = kernelsInLine;
     c.membersTruncated = membersTruncated;
     c.members = members;
     c.memberIds = Arrays.copyOf(memberIds, Math.max(1, members));

@@ -107,6 +107,7 @@ final class LaunchParser {
           case "host_ms" -> l.hostMs = RecordParser.number(p, t);
           case "status" -> l.status = RecordParser.text(p, t);
           case "error_type" -> l.errorType = RecordParser.text(p, t);
+          case "engine_fingerprint" -> l.engineFingerprint = RecordParser.text(p, t);
           case "members_truncated" -> l.membersTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "span_ms" -> l.spanMs = RecordParser.number(p, t);
           case "activities_truncated" -> l.activitiesTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The report's section on one request ({@code report --request}): the {@code explain} sentence and its
@@ -49,15 +50,47 @@ final class LaunchTimeline {
         .append(Html.esc(k.incompleteNote())).append(".</p>")
         .append("<table id=\"request-kernels\"><tr><th>kernel</th><th>ms</th><th>launches</th><th>share of launch time</th></tr>");
     for (KernelBreakdown.Kernel x : k.slowest()) {
-      double pct = Double.isNaN(x.share()) ? 0 : Math.max(0, Math.min(100, 100 * x.share()));
-      h.append("<tr><td class=\"mono\" title=\"").append(Html.esc(x.name())).append("\">")
-          .append(Html.esc(ExplainText.shorten(x.name()))).append("</td><td>").append(Html.esc(KernelBreakdown.ms(x.ms())))
-          .append("</td><td>").append(x.launches()).append("</td><td><svg class=\"kbar\" width=\"160\" height=\"12\"")
-          .append(" role=\"img\"><rect x=\"0\" y=\"1\" height=\"10\" width=\"")
-          .append(String.format(Locale.ROOT, "%.1f", 1.6 * pct)).append("\"></rect></svg> ")
-          .append(Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", pct)).append("</td></tr>");
+      row(h, x);
+      h.append("</tr>");
     }
     h.append("</table>");
+    layers(h, k.layers());
+  }
+
+  /** The same kernels' time by the engine layer that ran them, when a build report was given. */
+  static void layers(StringBuilder h, KernelBreakdown.@Nullable Layers l) {
+    if (l == null) {
+      return;
+    }
+    String engine = l.engine() == null ? "no fingerprint" : "engine " + l.engine().substring(0, Math.min(12, l.engine().length()));
+    if (l.otherEngine() > 0) {
+      h.append("<p class=\"sub\">The build report (").append(Html.esc(engine)).append(") is not of the engine that ran ")
+          .append(l.otherEngine()).append(" of its recorded launches; those are left out of the layer table.</p>");
+    }
+    if (l.kernels() == 0 || l.matched() == 0) {
+      return;
+    }
+    h.append("<h3>By engine layer</h3><p class=\"sub\">Build report of ").append(Html.esc(engine))
+        .append(": its tactics named ").append(l.matched()).append(" of ").append(l.kernels()).append(" kernels.</p>")
+        .append("<table id=\"request-layers\"><tr><th>engine layer</th><th>ms</th><th>launches</th>")
+        .append("<th>share of launch time</th><th>network layers</th></tr>");
+    for (KernelBreakdown.Kernel x : l.slowest()) {
+      row(h, x);
+      h.append("<td>").append(Html.esc(ExplainText.absorbed(l.networkLayers().getOrDefault(x.name(), List.of()))))
+          .append("</td></tr>");
+    }
+    h.append("</table>");
+  }
+
+  /** A kernel's or a layer's row, left open: name, ms, launches, its share of launch time as a bar. */
+  private static void row(StringBuilder h, KernelBreakdown.Kernel x) {
+    double pct = Double.isNaN(x.share()) ? 0 : Math.max(0, Math.min(100, 100 * x.share()));
+    h.append("<tr><td class=\"mono\" title=\"").append(Html.esc(x.name())).append("\">")
+        .append(Html.esc(ExplainText.shorten(x.name()))).append("</td><td>").append(Html.esc(KernelBreakdown.ms(x.ms())))
+        .append("</td><td>").append(x.launches()).append("</td><td><svg class=\"kbar\" width=\"160\" height=\"12\"")
+        .append(" role=\"img\"><rect x=\"0\" y=\"1\" height=\"10\" width=\"")
+        .append(String.format(Locale.ROOT, "%.1f", 1.6 * pct)).append("\"></rect></svg> ")
+        .append(Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", pct)).append("</td>");
   }
 
   private static String svg(Explanation e) {

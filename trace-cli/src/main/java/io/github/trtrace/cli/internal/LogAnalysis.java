@@ -238,10 +238,16 @@ public final class LogAnalysis {
    * timeline with its neighbours), read in a second pass over the files. Returns whether the request was found.
    */
   boolean writeHtml(Path html, @Nullable String request, boolean progress) throws IOException {
+    return writeHtml(html, request, progress, null);
+  }
+
+  /** As {@link #writeHtml(Path, String, boolean)}, the request's kernels also joined with {@code report}'s layers. */
+  boolean writeHtml(Path html, @Nullable String request, boolean progress,
+      io.github.trtrace.tensorrt.model.build.@Nullable BuildReport report) throws IOException {
     String sources = files.size() == 1 ? files.get(0).toString() : files.size() + " files (" + files.get(0) + ", ...)";
     Explanation explained = null;
     if (request != null) {
-      LaunchJoin j = LaunchJoin.read(request, files, progress);
+      LaunchJoin j = LaunchJoin.read(request, files, progress, report);
       explained = j.record == null ? null : new Explanation(j);
     }
     String page = HtmlReport.render(analysis.read, analysis.stats, findings, sources, analysis.batch, explained);

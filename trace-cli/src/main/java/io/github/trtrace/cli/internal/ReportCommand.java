@@ -1,5 +1,6 @@
 package io.github.trtrace.cli.internal;
 
+import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,12 +37,18 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
           + " (default: the slowest by TPOT among requests that joined launches; none without launches).")
   @Nullable String request;
 
+  @Option(names = "--build-report", paramLabel = "FILE", description = "The engine's build report (built with detailed"
+      + " profiling verbosity): the request's recorded kernels are also drawn by the engine layer that ran them.")
+  @Nullable Path buildReport;
+
   @Override
   public Integer call() throws Exception {
     List<Path> files = files(paths);
     LogAnalysis a = LogAnalysis.read(files, top, showProgress(), kneeMinCount);
     String shown = request != null ? request : a.slowestBatchedRequest();
-    boolean found = a.writeHtml(html, shown, showProgress());
+    // a file that is not a build report: BuildReport.read's message names it, exit code 2 (the CLI's handler)
+    BuildReport report = buildReport == null ? null : BuildReport.read(buildReport);
+    boolean found = a.writeHtml(html, shown, showProgress(), report);
     out.println("trtrace report: wrote " + html + " (" + a.describeRead() + ")");
     if (shown != null) {
       out.println("  request " + Fmt.visible(shown) + (found ? ": its launches on a timeline" : ": not found, no timeline"));

@@ -197,4 +197,112 @@ class H200KernelsLogTest {
         "<td>2.68 ms</td><td>20</td>", "10.8 %</td>", GEMM);
     assertThat(table.indexOf("__myl_TraSliResCon")).isLessThan(table.indexOf(GEMM));
   }
+
+  /** The run's build report of the engine those launches ran (fingerprint 97bf21ee...), unzipped into {@code at}. */
+  static Path buildReport(Path at) throws IOException {
+    Path report = at.resolve("transformer-batched.plan.build.json");
+    try (InputStream in = new GZIPInputStream(
+        H200KernelsLogTest.class.getResourceAsStream("/h200-kernels/transformer-batched.plan.build.json.gz"))) {
+      Files.copy(in, report, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    return report;
+  }
+
+  @Test
+  void explainWithTheEnginesBuildReportSumsTheKernelsByTheEngineLayerThatRanThem(@TempDir Path reports) throws IOException {
+    Path file = buildReport(reports);
+    io.github.trtrace.tensorrt.model.build.BuildReport report = io.github.trtrace.tensorrt.model.build.BuildReport.read(file);
+    // expected, from the files: every kernels line of the request's launches, its kernels given to layers by the model
+    Map<Long, JsonNode> kernelsLines = new HashMap<>();
+    List<JsonNode> mine = new ArrayList<>();
+    for (JsonNode l : lines("kernels-launches.jsonl.gz")) {
+      if (l.has("kernels")) {
+        kernelsLines.put(l.get("launch_id").asLong(), l);
+      } else if (l.get("members").findValuesAsText("request_id").contains("kern-dec8-0")) {
+        mine.add(l);
+      }
+    }
+    Map<String, Double> byLayer = new HashMap<>();
+    double launchMs = 0;
+    int kernels = 0;
+    for (JsonNode l : mine) {
+      launchMs += l.get("gpu_ms").asDouble();
+      List<String> names = new ArrayList<>();
+      List<Double> ms = new ArrayList<>();
+      for (JsonNode a : kernelsLines.get(l.get("launch_id").asLong()).get("kernels")) {
+        if (a.get("kind").asText().equals("kernel")) {
+          names.add(a.get("name").asText());
+          ms.add(a.get("ms").asDouble());
+        }
+      }
+      List<io.github.trtrace.tensorrt.model.build.BuildReport.Layer> ran = report.layersOfKernels(names);
+      for (int i = 0; i < ran.size(); i++) {
+        assertThat(ran.get(i)).as(names.get(i)).isNotNull();
+        byLayer.merge(ran.get(i).name(), ms.get(i), Double::sum);
+      }
+      kernels += names.size();
+    }
+    assertThat(kernels).isEqualTo(20 * 72);
+    List<Map.Entry<String, Double>> want = new ArrayList<>(byLayer.entrySet());
+    want.sort(Map.Entry.<String, Double>comparingByValue(Comparator.reverseOrder()).thenComparing(Map.Entry.comparingByKey()));
+
+    Cli r = Cli.run("explain", "kern-dec8-0", dir.toString(), "--build-report", file.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("by engine layer (build report of engine 97bf21eebf18; its tactics named 1440 of 1440"
+        + " kernels):").doesNotContain("WARNING");
+    List<String> out = r.out().lines().toList();
+    int header = out.indexOf(out.stream().filter(l -> l.startsWith("  engine layer ")).findFirst()
+        .orElseThrow(() -> new AssertionError("no layer table in:\n" + r.out())));
+    for (int i = 0; i < KernelBreakdown.LISTED; i++) {
+      Map.Entry<String, Double> w = want.get(i);
+      String row = out.get(header + 1 + i);
+      assertThat(row).as(r.out()).startsWith("  " + w.getKey() + " ").contains(ms(w.getValue()) + "        20",
+          String.format(Locale.ROOT, "%.1f %%", 100 * w.getValue() / launchMs));
+    }
+    // the slowest layer is block 0's fused attention (the key/value append among what it absorbed)
+    assertThat(out.get(header + 1)).contains("__myl_TraSliResConSliResConSliTraRep_myl9_3",
+        "block0.attn_split_heads, block0.attn_v, block0.attn_k +5");
+  }
+
+  @Test
+  void aBuildReportOfAnotherEngineIsSaidAndLeftOut(@TempDir Path reports) throws IOException {
+    Path file = buildReport(reports);
+    Files.writeString(file, Files.readString(file).replace("97bf21eebf18232b4a8d8dd58b5980a217e06c15116a114808470c424adab3c2",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+    Cli r = Cli.run("explain", "kern-dec8-0", dir.toString(), "--build-report", file.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("WARNING the build report (engine 0123456789ab) is not of the engine that ran 20 of its"
+        + " recorded launches; those are left out of the layer table").doesNotContain("by engine layer");
+  }
+
+  @Test
+  void aFileThatIsNotABuildReportIsAClearError(@TempDir Path reports) throws IOException {
+    Path file = Files.writeString(reports.resolve("x.json"), "{\"status\":\"nope\"}");
+    Cli r = Cli.run("explain", "kern-dec8-0", dir.toString(), "--build-report", file.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("trtrace explain:", "x.json", "not a build report");
+  }
+
+  @Test
+  void theHtmlReportDrawsTheLayerTableWithTheBuildReport(@TempDir Path reports) throws IOException {
+    Path html = reports.resolve("report.html");
+    Cli r = Cli.run("report", "--html", html.toString(), "--request", "kern-dec8-0", "--build-report",
+        buildReport(reports).toString(), dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String page = Files.readString(html);
+    int start = page.indexOf("<table id=\"request-layers\">");
+    assertThat(start).as("table#request-layers").isPositive();
+    assertThat(page).contains("Build report of engine 97bf21eebf18: its tactics named 1440 of 1440 kernels.");
+    String table = page.substring(start, page.indexOf("</table>", start));
+    assertThat(table.split("<tr><td class=\"mono\"", -1)).hasSize(1 + KernelBreakdown.LISTED);
+    // the first row: the layer explain lists first, its time and the network layers it absorbed
+    Cli explain = Cli.run("explain", "kern-dec8-0", dir.toString(), "--build-report", buildReport(reports).toString());
+    String first = explain.out().lines().dropWhile(l -> !l.startsWith("  engine layer ")).skip(1).findFirst().orElseThrow();
+    String layer = first.trim().split("\\s+")[0];
+    assertThat(table).contains("title=\"" + layer + "\"", "block0.attn_split_heads, block0.attn_v, block0.attn_k +5");
+    // without the build report there is no layer table
+    Cli plain = Cli.run("report", "--html", html.toString(), "--request", "kern-dec8-0", dir.toString());
+    assertThat(plain.code()).isZero();
+    assertThat(Files.readString(html)).doesNotContain("request-layers");
+  }
 }

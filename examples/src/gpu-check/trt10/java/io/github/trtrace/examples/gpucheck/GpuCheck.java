@@ -101,6 +101,12 @@ public final class GpuCheck {
     boolean kernelsOnly = "kernels".equals(only);
     // -Dtrtrace.checks=transformer: the environment checks and the transformer ones, no batched or kernel checks
     boolean transformerOnly = "transformer".equals(only);
+    // -Dtrtrace.checks=profile: the environment checks, the batched build and the launching thread's profile only
+    if ("profile".equals(only)) {
+      profileChecks();
+      printTable();
+      return;
+    }
     if (!batchedOnly && !kernelsOnly) {
       transformerChecks();
     }
@@ -129,6 +135,24 @@ public final class GpuCheck {
     System.out.println(String.format(Locale.ROOT, "%-60s %-5s %s", "check", "result", "detail"));
     for (Row r : rows) {
       System.out.println(String.format(Locale.ROOT, "%-60s %-5s %s", r.check(), r.outcome(), r.detail()));
+    }
+  }
+
+  /** The batched build, then where the launching thread's time goes per launch ({@link LaunchProfile}). */
+  private void profileChecks() {
+    String build = "batched: build B x S transformer (B 1..64) through TracedBuilder";
+    String profile = "profile: the launching thread's time per launch, raw vs traced";
+    if (!builderDiagnosis.isEmpty() || logger == null) {
+      skip(build, builderDiagnosis);
+      skip(profile, builderDiagnosis);
+      return;
+    }
+    java.nio.file.Path artifacts = java.nio.file.Path.of(System.getProperty("trtrace.artifacts", "/tmp/trtrace-artifacts"));
+    try (BatchedChecks b = new BatchedChecks(logger, artifacts)) {
+      check(build, b::build);
+      check(profile, new LaunchProfile(b, artifacts)::profile);
+    } catch (java.io.IOException e) {
+      check(build, () -> { throw e; });
     }
   }
 

@@ -296,6 +296,21 @@ public final class BuildReport {
     return LayerQueries.explain(this, Objects.requireNonNull(engineLayer, "engineLayer"));
   }
 
+  /**
+   * The engine layer that ran each kernel of one launch of this engine, from the kernels' names (CUPTI's, as in
+   * a launch log's {@code kernels} line) in the order they started; null for a kernel no layer's tactic names.
+   * The rule (tactic names against kernel names, walked in engine order) is in the implementation's javadoc; it
+   * needs a report with tactics (detailed profiling verbosity at build).
+   *
+   * <pre>{@code
+   * List<BuildReport.Layer> ran = report.layersOfKernels(List.of("sm80_xmma_gemm_..._execute_kernel_trt"));
+   * ran.get(0).name();    // "block0_attn_qkv_myl9_2"
+   * }</pre>
+   */
+  public List<@Nullable Layer> layersOfKernels(List<String> kernelsInLaunchOrder) {
+    return KernelLayers.match(v.layers, Objects.requireNonNull(kernelsInLaunchOrder, "kernelsInLaunchOrder"));
+  }
+
   /** What changed from {@code baseline} to this report, without thresholds. */
   public BuildDiff diff(BuildReport baseline) {
     return BuildDiff.compute(this, baseline, BuildGate.Thresholds.ZERO);

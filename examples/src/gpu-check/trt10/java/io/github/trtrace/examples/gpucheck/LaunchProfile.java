@@ -1,0 +1,349 @@
+package io.github.trtrace.examples.gpucheck;
+
+import io.github.trtrace.core.InferenceTrace;
+import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.tensorrt.cuda.CudaStream;
+import io.github.trtrace.tensorrt.cuda.GpuTimer;
+import io.github.trtrace.tensorrt.engine.TracedEngine;
+import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
+import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
+
+/**
+ * Where the launching thread's time goes per launch (issue 18 item 4: the engine path's remaining per-launch cost),
+ * measured apart from the device time: the ratio of two modes' p50 wall time moved 2-3 % between runs, as much as the
+ * cost looked for, and in run 6 (the first run of this class) the same raw launch took 484 to 530 us by mode run one
+ * after the other, so wall-time ratios mostly measure the device. Here, per mode, in ABBA-interleaved blocks on one
+ * thread: wall time, the launching thread's CPU time ({@code ThreadMXBean}; the host work of the launch: binding,
+ * enqueue, events, the tracer; the stream's synchronise blocks in this driver, so the wait costs little CPU) and,
+ * where it is known, the CUDA-event device time (raw + events: the timer's; full tracing: the launch log's {@code
+ * gpu_ms}). Then one pass per mode under async-profiler (4.0, from Maven Central, loaded through reflection so that
+ * nothing else needs it; {@code event=ctimer}) sorts the thread's samples into what the launch did: the wait, TensorRT's
+ * enqueue, binding, the CUDA events, the error recorder, the context pool, the tracer, the rest of the engine path,
+ * as shares of the samples (the CPU-time timer fires at most once per scheduler tick, so the sample counts are not
+ * absolute times). The collapsed stacks go to the artifacts ({@code profile-<mode>.collapsed}).
+ */
+final class LaunchProfile {
+  private static final int INTERVAL_US = 20;
+  private static final int LAUNCHES = 10_000;
+
+  /** Category and the frame substrings that put a sample in it, tried in this order (the first that matches). */
+  private static final Map<String, List<String>> CATEGORIES = new LinkedHashMap<>();
+
+  static {
+    CATEGORIES.put("GPU wait (stream synchronise)", List.of("CudaStream.synchronize", "cudaStreamSynchronize",
+        "cudaEventSynchronize"));
+    CATEGORIES.put("TensorRT enqueueV3", List.of("enqueueV3"));
+    CATEGORIES.put("binding (shapes, addresses)", List.of("BatchRows.bind", "setInputShape", "setTensorAddress"));
+    CATEGORIES.put("CUDA events (record, elapsed)", List.of("GpuTimer", "cudaEventRecord", "cudaEventElapsedTime",
+        "CudaEvent"));
+    CATEGORIES.put("error recorder (drain)", List.of("ErrorRecorder", "drainErrors", "recordErrors"));
+    CATEGORIES.put("context pool (borrow, return)", List.of("ContextPool"));
+    CATEGORIES.put("NVTX / kernel records", List.of("Nvtx", "LaunchRecorder", "KernelRecordPolicy"));
+    CATEGORIES.put("tracer (trace-core)", List.of("io/github/trtrace/core/", "io.github.trtrace.core."));
+    CATEGORIES.put("engine path, the rest (trace-tensorrt)", List.of("io/github/trtrace/tensorrt/engine/",
+        "io.github.trtrace.tensorrt.engine."));
+  }
+
+  private final BatchedChecks batched;
+  private final Path artifacts;
+
+  LaunchProfile(BatchedChecks batched, Path artifacts) {
+    this.batched = batched;
+    this.artifacts = artifacts;
+  }
+
+  /** The profiler, or a Skip saying why there is none. */
+  private static Object profiler() throws GpuCheck.Skip {
+    try {
+      return Class.forName("one.profiler.AsyncProfiler").getMethod("getInstance").invoke(null);
+    } catch (ReflectiveOperationException | LinkageError e) {
+      throw new GpuCheck.Skip("no async-profiler on the class path (stage-app.sh copies it): " + e);
+    }
+  }
+
+  private static String execute(Object profiler, String command) throws Exception {
+    Method m = profiler.getClass().getMethod("execute", String.class);
+    return (String) m.invoke(profiler, command);
+  }
+
+  String profile() throws Exception {
+    ICudaEngine engine = batched.engine();
+    if (engine == null) {
+      throw new GpuCheck.Skip("no batched engine (see the batched build)");
+    }
+    Object profiler = profiler();
+    StringBuilder out = new StringBuilder();
+    Path records = Files.createTempDirectory("trtrace-profile");
+    java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    try (InferenceTracer noop = InferenceTracer.noop();
+        TracedEngine traced = TracedEngine.builder(engine).buildReport(batched.report()).build();
+        BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS);
+        CudaStream stream = CudaStream.createNonBlocking();
+        GpuTimer timer = GpuTimer.create(stream)) {
+      IExecutionContext raw = engine.createExecutionContext();
+      SplittableRandom rnd = new SplittableRandom(11);
+      for (int b : new int[] {1, 8}) {
+        rows.stageDecode(b, 128, rnd);
+        Path launchLog = records.resolve("launches-B" + b + ".jsonl");
+        double[] eventMs = {0};
+        try (InferenceTracer full = InferenceTracer.builder().jsonLinesFile(records.resolve("records-B" + b + ".jsonl"))
+            .launchLog(launchLog).build()) {
+          Map<String, BatchedChecks.Launch> modes = new LinkedHashMap<>();
+          modes.put("raw", () -> {
+            rows.bind(raw);
+            if (!raw.enqueueV3(stream.handle())) {
+              throw new GpuCheck.Fail("enqueueV3 refused");
+            }
+            stream.synchronize();
+          });
+          modes.put("raw + CUDA events", () -> {
+            rows.bind(raw);
+            timer.start();
+            if (!raw.enqueueV3(stream.handle())) {
+              throw new GpuCheck.Fail("enqueueV3 refused");
+            }
+            timer.stop();
+            stream.synchronize();
+            eventMs[0] += timer.elapsedMsCompleted();
+          });
+          modes.put("traced, noop tracer", shared(noop, traced, rows, b));
+          modes.put("traced, full tracing", shared(full, traced, rows, b));
+          Map<String, Times> times = new LinkedHashMap<>();
+          for (Map.Entry<String, BatchedChecks.Launch> m : modes.entrySet()) {
+            for (int i = 0; i < 2_000; i++) {
+              m.getValue().run();
+            }
+            times.put(m.getKey(), new Times());
+          }
+          eventMs[0] = 0;
+          List<String> names = new java.util.ArrayList<>(modes.keySet());
+          for (int k = 0; k < BLOCKS; k++) {
+            List<String> order = new java.util.ArrayList<>(names);
+            if (k % 2 == 1) {
+              java.util.Collections.reverse(order); // ABBA
+            }
+            for (String name : order) {
+              times.get(name).block(modes.get(name), cpu);
+            }
+          }
+          full.flush().get();
+          Map<String, Map<String, Double>> shares = new LinkedHashMap<>();
+          for (Map.Entry<String, BatchedChecks.Launch> m : modes.entrySet()) {
+            shares.put(m.getKey(), sampled(profiler, m.getValue(), "B" + b + "-" + m.getKey().replaceAll("[^a-z0-9]+", "-")));
+          }
+          double fullGpuUs = meanGpuUs(launchLog, 2_000);
+          int n = BLOCKS * PER_BLOCK;
+          out.append(String.format(Locale.ROOT, "B=%d decode (P=128), %d ABBA blocks x %d launches a mode; us per launch:%n",
+              b, BLOCKS, PER_BLOCK));
+          out.append(String.format(Locale.ROOT, "%-40s", "mode"));
+          for (String mode : names) {
+            out.append(String.format(Locale.ROOT, " %22s", mode));
+          }
+          out.append('\n');
+          row(out, "wall, p50", names, m -> times.get(m).p50());
+          row(out, "wall, mean", names, m -> times.get(m).wallNs / 1e3 / n);
+          row(out, "launching thread's CPU, mean", names, m -> times.get(m).cpuNs / 1e3 / n);
+          row(out, "device (CUDA events), mean", names, m -> m.equals("raw + CUDA events") ? eventMs[0] * 1e3 / n
+              : m.equals("traced, full tracing") ? fullGpuUs : Double.NaN);
+          row(out, "CPU - raw's CPU", names, m -> (times.get(m).cpuNs - times.get("raw").cpuNs) / 1e3 / n);
+          row(out, "(CPU - raw's CPU) / raw's p50 wall, %", names,
+              m -> 100 * (times.get(m).cpuNs - times.get("raw").cpuNs) / 1e3 / n / times.get("raw").p50());
+          out.append("share of the thread's profiler samples (ctimer), %:\n");
+          List<String> cats = new java.util.ArrayList<>(CATEGORIES.keySet());
+          cats.add(OTHER);
+          for (String c : cats) {
+            row(out, "  " + c, names, m -> 100 * shares.get(m).getOrDefault(c, 0.0));
+          }
+          row(out, "  samples", names, m -> shares.get(m).getOrDefault(SAMPLES, 0.0));
+          // launch by launch, two modes taking turns (so that the device's drift falls on both alike)
+          for (String[] pair : new String[][] {{"traced, noop tracer", "traced, full tracing"},
+              {"raw", "traced, full tracing"}, {"raw + CUDA events", "traced, full tracing"}}) {
+            out.append(alternating(modes.get(pair[0]), modes.get(pair[1]), pair[0], pair[1]));
+          }
+        }
+      }
+      TensorRtObjects.destroy(raw);
+    }
+    Files.writeString(artifacts.resolve("launch-profile.txt"), out.toString());
+    out.toString().lines().forEach(l -> System.out.println("   " + l));
+    return "see above (wall, CPU and device time per launch by mode; where the thread's samples fell)";
+  }
+
+  private static final int PAIRS = 10_000;
+
+  /** {@value #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
+  private static String alternating(BatchedChecks.Launch a, BatchedChecks.Launch b, String aName, String bName)
+      throws Exception {
+    long[] ta = new long[PAIRS];
+    long[] tb = new long[PAIRS];
+    for (int i = 0; i < PAIRS; i++) {
+      boolean aFirst = i % 2 == 0;
+      for (int k = 0; k < 2; k++) {
+        boolean runA = (k == 0) == aFirst;
+        long t0 = System.nanoTime();
+        (runA ? a : b).run();
+        long d = System.nanoTime() - t0;
+        if (runA) {
+          ta[i] = d;
+        } else {
+          tb[i] = d;
+        }
+      }
+    }
+    double sa = java.util.Arrays.stream(ta).sum();
+    double sb = java.util.Arrays.stream(tb).sum();
+    java.util.Arrays.sort(ta);
+    java.util.Arrays.sort(tb);
+    return String.format(Locale.ROOT, "alternating %,d pairs: %s / %s: p50 %.4f (%.2f / %.2f us), p99 %.4f, mean %.4f"
+        + " (throughput %.4f)%n", PAIRS, bName, aName, (double) tb[PAIRS / 2] / ta[PAIRS / 2], tb[PAIRS / 2] / 1e3,
+        ta[PAIRS / 2] / 1e3, (double) tb[PAIRS * 99 / 100] / ta[PAIRS * 99 / 100], sb / sa, sa / sb);
+  }
+
+  private static final int BLOCKS = 40;
+  private static final int PER_BLOCK = 250;
+  private static final String OTHER = "check loop, JIT, other";
+  private static final String SAMPLES = "samples";
+
+  private static void row(StringBuilder out, String label, List<String> modes,
+      java.util.function.ToDoubleFunction<String> value) {
+    out.append(String.format(Locale.ROOT, "%-40s", label));
+    for (String m : modes) {
+      double v = value.applyAsDouble(m);
+      out.append(Double.isNaN(v) ? String.format(Locale.ROOT, " %22s", "-") : String.format(Locale.ROOT, " %22.2f", v));
+    }
+    out.append('\n');
+  }
+
+  /** One mode's wall and CPU time over its blocks, and each launch's wall time. */
+  private static final class Times {
+    long wallNs;
+    long cpuNs;
+    final long[] each = new long[BLOCKS * PER_BLOCK];
+    int count;
+
+    void block(BatchedChecks.Launch launch, java.lang.management.ThreadMXBean cpu) throws Exception {
+      long c0 = cpu.getCurrentThreadCpuTime();
+      long w0 = System.nanoTime();
+      for (int i = 0; i < PER_BLOCK; i++) {
+        long t0 = System.nanoTime();
+        launch.run();
+        each[count++] = System.nanoTime() - t0;
+      }
+      wallNs += System.nanoTime() - w0;
+      cpuNs += cpu.getCurrentThreadCpuTime() - c0;
+    }
+
+    double p50() {
+      long[] s = java.util.Arrays.copyOf(each, count);
+      java.util.Arrays.sort(s);
+      return s[count / 2] / 1e3;
+    }
+  }
+
+  /** Mean {@code gpu_ms} (in us) of the launch log's launch lines after the first {@code skip} (the warm-up). */
+  private static double meanGpuUs(Path launchLog, int skip) throws java.io.IOException {
+    double sum = 0;
+    int n = 0;
+    int seen = 0;
+    java.util.regex.Pattern gpu = java.util.regex.Pattern.compile("\"gpu_ms\":([0-9.eE+-]+)");
+    for (String line : Files.readAllLines(launchLog)) {
+      java.util.regex.Matcher m = gpu.matcher(line);
+      if (m.find() && seen++ >= skip) {
+        sum += Double.parseDouble(m.group(1));
+        n++;
+      }
+    }
+    return n == 0 ? Double.NaN : 1e3 * sum / n;
+  }
+
+  private static BatchedChecks.Launch shared(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b) {
+    InferenceTrace[] members = new InferenceTrace[b];
+    int[] steps = {0};
+    int[] generation = {0};
+    return () -> {
+      if (steps[0] % 32 == 0) {
+        for (InferenceTrace t : members) {
+          if (t != null) {
+            t.close();
+          }
+        }
+        for (int i = 0; i < members.length; i++) {
+          members[i] = tracer.start(BatchedChecks.MODEL, "prof-" + generation[0] + "-" + i);
+        }
+        generation[0]++;
+      }
+      steps[0]++;
+      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
+        for (InferenceTrace t : members) {
+          step.decode(t);
+        }
+        traced.launch(step, (ctx, s) -> rows.bind(ctx));
+      }
+      for (InferenceTrace t : members) {
+        t.token();
+      }
+    };
+  }
+
+  /**
+   * Profiles {@value #LAUNCHES} launches of a warm mode on a thread of its own; the share of its samples in each
+   * category (and the sample count under {@link #SAMPLES}).
+   */
+  private Map<String, Double> sampled(Object profiler, BatchedChecks.Launch launch, String name) throws Exception {
+    Exception[] failed = new Exception[1];
+    String threadName = "trtrace-profiled-" + name;
+    Thread t = new Thread(() -> {
+      try {
+        execute(profiler, "start,event=ctimer,interval=" + INTERVAL_US + "us,threads");
+        for (int i = 0; i < LAUNCHES; i++) {
+          launch.run();
+        }
+        execute(profiler, "stop");
+      } catch (Exception e) {
+        failed[0] = e;
+      }
+    }, threadName);
+    t.start();
+    t.join();
+    if (failed[0] != null) {
+      throw failed[0];
+    }
+    String collapsed = execute(profiler, "collapsed");
+    Files.writeString(artifacts.resolve("profile-" + name + ".collapsed"), collapsed);
+    Map<String, Long> samples = new LinkedHashMap<>();
+    long all = 0;
+    for (String line : collapsed.split("\n")) {
+      int sp = line.lastIndexOf(' ');
+      if (sp < 0 || !line.startsWith("[" + threadName + " ")) {
+        continue; // another thread's samples
+      }
+      long n = Long.parseLong(line.substring(sp + 1).trim());
+      String stack = line.substring(0, sp);
+      String cat = OTHER;
+      for (Map.Entry<String, List<String>> c : CATEGORIES.entrySet()) {
+        if (c.getValue().stream().anyMatch(stack::contains)) {
+          cat = c.getKey();
+          break;
+        }
+      }
+      samples.merge(cat, n, Long::sum);
+      all += n;
+    }
+    Map<String, Double> share = new LinkedHashMap<>();
+    for (Map.Entry<String, Long> e : samples.entrySet()) {
+      share.put(e.getKey(), all == 0 ? 0.0 : e.getValue() / (double) all);
+    }
+    share.put(SAMPLES, (double) all);
+    return share;
+  }
+}
