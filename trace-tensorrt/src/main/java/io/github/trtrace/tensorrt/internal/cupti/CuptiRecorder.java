@@ -247,8 +247,9 @@ public final class CuptiRecorder implements LaunchRecorder {
    * enqueue: once it came, so had they. {@code cudaPeekAtLastError}: it takes no argument, allocates nothing, issues
    * no GPU work, and unlike {@code cudaGetLastError} it does not reset the thread's last error (the CUDA runtime API
    * reference: "Note that this call does not reset the error to cudaSuccess like cudaGetLastError()"), so the
-   * application's own error checks after the enqueue see what they would without us. Its result is ignored: an
-   * error of the enqueue is the application's to see, not ours.
+   * application's own error checks after the enqueue see what they would without us (it reads the cuda preset's
+   * runtime instance; a runtime linked statically into TensorRT keeps its own error state). Its result is ignored:
+   * an error of the enqueue is the application's to see, not ours.
    */
   @Override
   public void end(long launchId) {
