@@ -7,7 +7,8 @@ package io.github.trtrace.tensorrt.internal.cupti;
  * @param launches kernels lines written
  * @param activities activities written on those lines
  * @param truncated activities of recorded launches left off their line (the per-launch bound)
- * @param queueDropped activities dropped because the queue from CUPTI's callback was full
+ * @param queueDropped rows dropped because the queue from CUPTI's callback was full (activities, and the API-call rows
+ *     that tell the joiner what a launch owes: a launch that lost one may be written incomplete)
  * @param cuptiDropped records CUPTI itself dropped (no buffer given in time; {@code cuptiActivityGetNumDroppedRecords})
  * @param late activities of a launch that arrived after its line was written
  * @param launchesDropped recorded launches not tracked (too many awaiting their records) or whose line the
