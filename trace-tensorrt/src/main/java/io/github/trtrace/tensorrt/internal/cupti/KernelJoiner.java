@@ -311,6 +311,6 @@ public final class KernelJoiner {
   /** The counters (the recorder adds its own: queue drops, CUPTI drops, failed calls; toggles are zero here). */
   public RecorderStats stats(long queueDropped, long cuptiDropped, long failedCalls) {
     return new RecorderStats(launchesWritten, activities, truncated, queueDropped, cuptiDropped, late,
-        launchesDropped, uncorrelated, incomplete, failedCalls, launchesIncomplete, 0, 0);
+        launchesDropped, uncorrelated, incomplete, failedCalls, launchesIncomplete, 0, 0, 0);
   }
 }

@@ -19,21 +19,24 @@ package io.github.trtrace.tensorrt.internal.cupti;
  * @param launchesIncomplete of {@code launches}, lines written before every record of their launch came (the
  *     maximum wait ran out, or a forced flush): marked {@code "complete": false}
  * @param kindToggles times the activity kinds were enabled or disabled around recorded launches (each counts one)
- * @param kindToggleNanos time spent in those enables and disables, on the launching threads
+ * @param kindToggleNanos time spent in those toggles on the launching threads (the enables: a launch to record finds
+ *     the kinds off)
+ * @param recorderToggleNanos time spent in them on the recorder's thread (the disables, once no recorded launch is in
+ *     flight)
  */
 public record RecorderStats(long launches, long activities, long truncated, long queueDropped, long cuptiDropped,
     long late, long launchesDropped, long uncorrelated, long incomplete, long failedCalls, long launchesIncomplete,
-    long kindToggles, long kindToggleNanos) {
+    long kindToggles, long kindToggleNanos, long recorderToggleNanos) {
   /** All zero. */
-  public static final RecorderStats NONE = new RecorderStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  public static final RecorderStats NONE = new RecorderStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /**
    * These counts with the recorder's own added: {@code moreLaunchesDropped} (completions it could not queue) and
    * the activity kinds' toggles.
    */
-  RecorderStats withRecorder(long moreLaunchesDropped, long toggles, long toggleNanos) {
+  RecorderStats withRecorder(long moreLaunchesDropped, long toggles, long toggleNanos, long recorderNanos) {
     return new RecorderStats(launches, activities, truncated, queueDropped, cuptiDropped, late,
         launchesDropped + moreLaunchesDropped, uncorrelated, incomplete, failedCalls, launchesIncomplete, toggles,
-        toggleNanos);
+        toggleNanos, recorderNanos);
   }
 }
