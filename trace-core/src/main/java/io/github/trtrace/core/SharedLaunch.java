@@ -225,21 +225,32 @@ public interface SharedLaunch extends AutoCloseable {
    *
    * <pre>{@code
    * SharedLaunch.ActivityLog log = launch.activityLog();    // while the launch is open
-   * // later, on the profiler's thread:
+   * // later, on the profiler's thread, once every record of the launch came:
    * log.write(launchId, activities, 0);
+   * // or when it stopped waiting with 2 work-issuing calls still owing their records:
+   * log.write(launchId, activities, 0, false, 2);
    * }</pre>
    */
   interface ActivityLog {
     /** A log that writes nothing (a tracer without a launch log). */
-    ActivityLog NONE = (launchId, activities, notListed) -> false;
+    ActivityLog NONE = (launchId, activities, notListed, complete, unmatchedCalls) -> false;
 
     /**
      * Queues one {@code kernels} line for launch {@code launchId}: {@code activities} in start order (copied),
-     * {@code notListed} more that the recorder left out (its bound), written as {@code activities_truncated}.
+     * {@code notListed} more that the recorder left out (its bound), written as {@code activities_truncated};
+     * {@code complete} whether the recorder saw every record of the launch come (written as {@code complete}),
+     * and when not, {@code unmatchedCalls}: the launch's work-issuing API calls whose GPU record had not come
+     * (written as {@code unmatched_calls}; 0 when what was missing was the end of the launch's API calls).
      *
      * @return false when not queued (no launch log, queue full or closed)
      */
-    boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed);
+    boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed, boolean complete,
+        int unmatchedCalls);
+
+    /** {@link #write(long, java.util.List, int, boolean, int)} of a launch whose records all came. */
+    default boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed) {
+      return write(launchId, activities, notListed, true, 0);
+    }
   }
 
   /**

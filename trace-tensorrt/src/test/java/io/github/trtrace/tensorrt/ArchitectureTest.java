@@ -27,8 +27,10 @@ class ArchitectureTest {
       "io.github.trtrace.tensorrt.doctor.TensorRtDoctor",
       "io.github.trtrace.tensorrt.build.TracedBuilder",
       "io.github.trtrace.tensorrt.engine.TracedEngine",
-      // CUPTI through the cuda preset; the rest of internal.cupti (rows, joiner, recorder seam) stays pure Java
+      // CUPTI through the cuda preset; the rest of internal.cupti (rows, API-call classes, joiner, recorder seam)
+      // stays pure Java
       "io.github.trtrace.tensorrt.internal.cupti.CuptiRecorder",
+      "io.github.trtrace.tensorrt.internal.cupti.CuptiBuffers",
       "io.github.trtrace.tensorrt.internal.cupti.CuptiRecords");
   /** Packages of the native side (shim, NVML, CUDA timing), JavaCPP by nature. */
   static final Set<String> NATIVE_PACKAGES = Set.of(

@@ -55,11 +55,16 @@ final class BatchStats {
   /** Kernels lines read (launches whose GPU kernels CUPTI recorded) and the activities on them. */
   long kernelLines;
   long kernelActivities;
+  /** Of those lines, the ones the recorder wrote before every record of their launch came ({@code "complete": false}). */
+  long kernelLinesIncomplete;
 
   /** A kernels line: counted, not a launch. */
   void addKernels(LaunchLine l) {
     kernelLines++;
     kernelActivities += l.kernels;
+    if (l.incomplete) {
+      kernelLinesIncomplete++;
+    }
   }
 
   void add(LaunchLine l) {
@@ -181,8 +186,10 @@ final class BatchStats {
           Explanation.fine(slowTpotMs()), String.join(", ", named), Fmt.visible(slow().get(0).requestId())));
     }
     if (kernelLines > 0) {
-      out.add(String.format(Locale.ROOT, "Kernel records (CUPTI) for %s launches, %s GPU activities: trtrace explain <request>"
-          + " shows a request's slowest kernels.", Fmt.count(kernelLines), Fmt.count(kernelActivities)));
+      out.add(String.format(Locale.ROOT, "Kernel records (CUPTI) for %s launches, %s GPU activities%s: trtrace explain"
+          + " <request> shows a request's slowest kernels.", Fmt.count(kernelLines), Fmt.count(kernelActivities),
+          kernelLinesIncomplete == 0 ? "" : String.format(Locale.ROOT, " (%s of the lists incomplete: the recorder stopped"
+              + " waiting for their launch's records)", Fmt.count(kernelLinesIncomplete))));
     }
     if (launches > 0) {
       out.add(sharesOff == 0

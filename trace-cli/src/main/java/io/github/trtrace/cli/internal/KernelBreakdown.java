@@ -14,12 +14,14 @@ import org.jspecify.annotations.Nullable;
  * launch ran for every member: the share is of the launch, not of the request's own share of it.
  *
  * @param recorded its launches with a kernels line
+ * @param incomplete of those, lines the recorder wrote before every record of the launch came ({@code "complete":
+ *     false}): their lists may miss kernels
  * @param launchMs those launches' time (gpu_ms, else span_ms)
  * @param kernelMs all their kernels' time
  * @param slowest the slowest kernels, most first
  * @param layers the same time by engine layer, when a build report was given ({@code explain --build-report})
  */
-record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kernel> slowest, @Nullable Layers layers) {
+record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, List<Kernel> slowest, @Nullable Layers layers) {
   /** Kernels listed at most. */
   static final int LISTED = 10;
 
@@ -38,6 +40,15 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
   record Layers(@Nullable String engine, int matched, int kernels, int otherEngine, List<Kernel> slowest,
       Map<String, List<String>> networkLayers) {}
 
+  /** What to say of the incomplete lists, or "" when none: "; 2 of these lists are incomplete (...)". */
+  String incompleteNote() {
+    if (incomplete == 0) {
+      return "";
+    }
+    return String.format(java.util.Locale.ROOT, "; %d of these lists %s incomplete (the recorder stopped waiting for"
+        + " their launch's records: kernels may be missing)", incomplete, incomplete == 1 ? "is" : "are");
+  }
+
   /** Kernel times are microseconds to milliseconds: three decimals below 1 ms, two below 100 ms. */
   static String ms(double ms) {
     return ms < 1 ? String.format(java.util.Locale.ROOT, "%.3f ms", ms)
@@ -52,6 +63,7 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
     int inLines = 0;
     int otherEngine = 0;
     int recorded = 0;
+    int incomplete = 0;
     double launchMs = 0;
     double kernelMs = 0;
     for (LaunchLine l : j.launches) {
@@ -60,6 +72,9 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
         continue;
       }
       recorded++;
+      if (k.incomplete) {
+        incomplete++;
+      }
       double t = !Double.isNaN(l.gpuMs) ? l.gpuMs : k.spanMs;
       if (!Double.isNaN(t)) {
         launchMs += t;
@@ -94,7 +109,7 @@ record KernelBreakdown(int recorded, double launchMs, double kernelMs, List<Kern
       }
       layers = new Layers(j.report.engineFingerprint(), matched, inLines, otherEngine, listed, Map.copyOf(absorbed));
     }
-    return new KernelBreakdown(recorded, launchMs, kernelMs, slowest(byName, launchMs), layers);
+    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, slowest(byName, launchMs), layers);
   }
 
   /** The {@value #LISTED} largest of {@code byName} (ms, launches), ties by name. */

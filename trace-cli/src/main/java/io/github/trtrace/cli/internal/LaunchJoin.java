@@ -169,6 +169,8 @@ final class LaunchJoin {
     c.id = line.id;
     c.spanMs = line.spanMs;
     c.activitiesTruncated = line.activitiesTruncated;
+    c.incomplete = line.incomplete;
+    c.unmatchedCalls = line.unmatchedCalls;
     c.kernelMsSum = kernelMs;
     byName.entrySet().stream()
         .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))

@@ -40,6 +40,13 @@ final class LaunchLine {
   double[] kernelMs = new double[8];
   double spanMs = Double.NaN;
   int activitiesTruncated;
+  /**
+   * The recorder wrote the kernels line before every record of the launch came ({@code "complete": false}): its
+   * list may miss activities. False for lines that say nothing (older versions).
+   */
+  boolean incomplete;
+  /** With {@link #incomplete}: the launch's work-issuing calls whose GPU record had not come. */
+  int unmatchedCalls;
   /** Sum of the line's kernel durations, all of them (set by {@link LaunchJoin#compact}, which keeps the slowest). */
   double kernelMsSum = Double.NaN;
   /**
@@ -57,6 +64,8 @@ final class LaunchLine {
     kernelMsSum = Double.NaN;
     spanMs = Double.NaN;
     activitiesTruncated = 0;
+    incomplete = false;
+    unmatchedCalls = 0;
     id = -1;
     timestampMicros = Rec.NO_TIME;
     phase = null;
@@ -193,6 +202,8 @@ final class LaunchLine {
     c.spanMs = spanMs;
     c.kernelMsSum = kernelMsSum;
     c.activitiesTruncated = activitiesTruncated;
+    c.incomplete = incomplete;
+    c.unmatchedCalls = unmatchedCalls;
     return c;
   }
 }

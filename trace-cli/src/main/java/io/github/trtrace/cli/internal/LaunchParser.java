@@ -111,6 +111,8 @@ final class LaunchParser {
           case "members_truncated" -> l.membersTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "span_ms" -> l.spanMs = RecordParser.number(p, t);
           case "activities_truncated" -> l.activitiesTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
+          case "complete" -> l.incomplete = t == JsonToken.VALUE_FALSE; // absent (older lines): not judged
+          case "unmatched_calls" -> l.unmatchedCalls = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "kernels" -> {
             if (t != JsonToken.START_ARRAY) {
               return "kernels is not an array";

@@ -79,4 +79,50 @@ class SyntheticKernelsLogTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).doesNotContain("kernels (CUPTI)");
   }
+
+  /**
+   * The fixture's lines are of the version before kernels lines said whether they are complete (no {@code complete}
+   * field: read as before, nothing said). Here the first recorded launch's line says {@code "complete": false} and the
+   * others {@code "complete": true}, as the recorder writes them now.
+   */
+  @Test
+  void explainStatsAndReportSayWhenALaunchsKernelListIsIncomplete() throws IOException {
+    Path marked = Files.createDirectories(dir.resolve("incomplete"));
+    boolean[] first = {true};
+    List<String> launchLines = Files.readAllLines(dir.resolve("SYNTHETIC-kernels-launches.jsonl")).stream()
+        .map(l -> {
+          if (!l.contains("\"kernels\":")) {
+            return l;
+          }
+          String field = first[0] ? ",\"complete\":false,\"unmatched_calls\":2}" : ",\"complete\":true}";
+          first[0] = false;
+          return l.substring(0, l.lastIndexOf('}')) + field;
+        }).toList();
+    Files.write(marked.resolve("launches.jsonl"), launchLines);
+    Files.copy(dir.resolve("SYNTHETIC-kernels-records.jsonl"), marked.resolve("records.jsonl"));
+
+    Cli explain = Cli.run("explain", "req-k1", marked.toString());
+    assertThat(explain.code()).as(explain.err()).isZero();
+    assertThat(explain.out()).contains("kernels (CUPTI) recorded in 3 of its 6 launches: 0.240 ms of kernels in 0.240 ms"
+        + " of launch time (gpu_ms); 1 of these lists is incomplete (the recorder stopped waiting for their launch's"
+        + " records: kernels may be missing); slowest:").doesNotContain("malformed");
+
+    Cli stats = Cli.run("stats", marked.toString());
+    assertThat(stats.code()).as(stats.err()).isZero();
+    assertThat(stats.out()).contains("Kernel records (CUPTI) for 3 launches, 18 GPU activities (1 of the lists"
+        + " incomplete: the recorder stopped waiting for their launch's records)").doesNotContain("malformed");
+
+    Path html = marked.resolve("report.html");
+    Cli report = Cli.run("report", "--html", html.toString(), "--request", "req-k1", marked.toString());
+    assertThat(report.code()).as(report.err()).isZero();
+    assertThat(Files.readString(html)).contains("of launch time (gpu_ms); 1 of these lists is incomplete (the recorder"
+        + " stopped waiting for their launch&#39;s records: kernels may be missing).</p>");
+  }
+
+  @Test
+  void linesWithoutTheCompleteFieldSayNothingOfIt() {
+    Cli r = Cli.run("explain", "req-k1", dir.toString());
+    assertThat(r.out()).doesNotContain("incomplete");
+    assertThat(Cli.run("stats", dir.toString()).out()).doesNotContain("lists incomplete");
+  }
 }

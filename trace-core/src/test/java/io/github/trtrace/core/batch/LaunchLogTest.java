@@ -141,7 +141,33 @@ class LaunchLogTest {
       assertThat(k.get("kernel_ms").asDouble()).isCloseTo(0.040, within(1e-12));
       assertThat(k.get("span_ms").asDouble()).isCloseTo(0.044, within(1e-12));
       assertThat(k.get("activities_truncated").asInt()).isEqualTo(3);
+      assertThat(k.get("complete").asBoolean()).as("written by the three-argument write: all came").isTrue();
+      assertThat(k.has("unmatched_calls")).isFalse();
       assertThat(f.tracer.launchStats().dropped()).isZero();
+    }
+  }
+
+  @Test
+  void aKernelsLineTheRecorderStoppedWaitingForSaysItIsIncompleteAndHowManyCallsOweARecord() throws Exception {
+    Path log = dir.resolve("incomplete-kernels.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        id = l.id();
+        activities = l.activityLog();
+      }
+      assertThat(activities.write(id, List.of(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k",
+          10, 20, 1, 1, 1, 32, 1, 1, 0)), 0, false, 3)).isTrue();
+      assertThat(activities.write(id + 1, List.of(), 0, false, 0)).isTrue();
+      f.tracer.flush().join();
+      List<JsonNode> lines = read(log); // schema-valid
+      assertThat(lines).hasSize(3);
+      assertThat(lines.get(1).get("complete").asBoolean()).isFalse();
+      assertThat(lines.get(1).get("unmatched_calls").asInt()).isEqualTo(3);
+      assertThat(lines.get(2).get("kernels")).isEmpty();
+      assertThat(lines.get(2).get("complete").asBoolean()).isFalse();
+      assertThat(lines.get(2).get("unmatched_calls").asInt()).as("the launch's calls did not all come").isZero();
     }
   }
 

@@ -216,7 +216,8 @@ public final class TracedEngine implements AutoCloseable {
   /**
    * Writes the kernel records CUPTI holds so far to the launch log (a forced flush, on the recorder's thread)
    * and completes when they are queued there; at once when this engine never recorded kernels. For checks and
-   * shutdown: records of launches still running on the device are not complete yet.
+   * shutdown: records of launches still running on the device are not complete yet, and a launch whose records have
+   * not all come is written as it is, its line marked {@code "complete": false}.
    */
   public CompletableFuture<Void> flushKernelRecords() {
     return execution.flushKernelRecords();

@@ -10,6 +10,7 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.internal.trace.TracerFactory;
 import io.github.trtrace.tensorrt.internal.cupti.ActivityRow;
+import io.github.trtrace.tensorrt.internal.cupti.Calls;
 import io.github.trtrace.tensorrt.internal.cupti.KernelJoiner;
 import io.github.trtrace.tensorrt.internal.cupti.LaunchRecorder;
 import io.github.trtrace.tensorrt.internal.cupti.RecorderStats;
@@ -63,11 +64,12 @@ class KernelRecordExecutionTest {
   }
 
   /**
-   * A recorder doing what CuptiRecorder does with what CUPTI would deliver: each completed launch ran two
-   * kernels (one mangled) and a copy, joined by the real {@link KernelJoiner}.
+   * A recorder doing what CuptiRecorder does with what CUPTI would deliver: each completed launch made one call
+   * that ran two kernels (one mangled) and a copy, then the recorder's marker, joined by the real {@link
+   * KernelJoiner}.
    */
   final class FakeRecorder implements LaunchRecorder {
-    final KernelJoiner joiner = new KernelJoiner(16, 64, 0, a -> a == 1 ? "_Z6kernelPf" : "gelu_kernel",
+    final KernelJoiner joiner = new KernelJoiner(16, 64, 0, Calls.CALLS, a -> a == 1 ? "_Z6kernelPf" : "gelu_kernel",
         s -> "kernel(float*)");
     int correlation;
 
@@ -87,7 +89,9 @@ class KernelRecordExecutionTest {
       events.add("completed " + launchId);
       long t = 1_000_000L * (launchId % 1000);
       int c = ++correlation;
-      joiner.rows(List.of(ActivityRow.external(c, launchId), ActivityRow.memcpy(c, t, t + 1_000, 8, 256),
+      int m = ++correlation;
+      joiner.rows(List.of(ActivityRow.external(c, launchId), Calls.runtime(c, Calls.LAUNCH_KERNEL, 10, 20),
+          ActivityRow.external(m, launchId), Calls.marker(m, 30), ActivityRow.memcpy(c, t, t + 1_000, 8, 256),
           ActivityRow.kernel(c, t + 2_000, t + 12_000, 1, 4, 1, 1, 128, 1, 1),
           ActivityRow.kernel(c, t + 13_000, t + 43_000, 2, 8, 1, 1, 256, 1, 1)), 0);
       joiner.completed(launchId, log, 0);
@@ -166,6 +170,7 @@ class KernelRecordExecutionTest {
     assertThat(kernels.get("kernels").get(2).get("name").asText()).isEqualTo("gelu_kernel");
     assertThat(kernels.get("kernels").get(0).get("name").asText()).isEqualTo("DtoD");
     assertThat(kernels.get("kernel_ms").asDouble()).isEqualTo(0.040);
+    assertThat(kernels.get("complete").asBoolean()).isTrue();
     assertThat(started).hasValue(1);
   }
 

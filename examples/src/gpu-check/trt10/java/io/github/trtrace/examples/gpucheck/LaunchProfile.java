@@ -136,6 +136,7 @@ final class LaunchProfile {
               times.get(name).block(modes.get(name), cpu);
             }
           }
+          double blockEventMs = eventMs[0]; // the raw + events launches of the blocks only (more follow below)
           full.flush().get();
           Map<String, Map<String, Double>> shares = new LinkedHashMap<>();
           for (Map.Entry<String, BatchedChecks.Launch> m : modes.entrySet()) {
@@ -153,7 +154,7 @@ final class LaunchProfile {
           row(out, "wall, p50", names, m -> times.get(m).p50());
           row(out, "wall, mean", names, m -> times.get(m).wallNs / 1e3 / n);
           row(out, "launching thread's CPU, mean", names, m -> times.get(m).cpuNs / 1e3 / n);
-          row(out, "device (CUDA events), mean", names, m -> m.equals("raw + CUDA events") ? eventMs[0] * 1e3 / n
+          row(out, "device (CUDA events), mean", names, m -> m.equals("raw + CUDA events") ? blockEventMs * 1e3 / n
               : m.equals("traced, full tracing") ? fullGpuUs : Double.NaN);
           row(out, "CPU - raw's CPU", names, m -> (times.get(m).cpuNs - times.get("raw").cpuNs) / 1e3 / n);
           row(out, "(CPU - raw's CPU) / raw's p50 wall, %", names,

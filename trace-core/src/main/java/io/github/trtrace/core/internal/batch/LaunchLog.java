@@ -68,8 +68,12 @@ public final class LaunchLog implements AutoCloseable {
 
   private record Flush(long target, CompletableFuture<Void> done) {}
 
-  /** One {@code kernels} line to write: a launch's GPU activities, copied and bounded when offered. */
-  record ActivityLine(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed) {}
+  /**
+   * One {@code kernels} line to write: a launch's GPU activities, copied and bounded when offered, and whether the
+   * recorder saw them all come (when not, how many work-issuing calls still owed a record).
+   */
+  record ActivityLine(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
+      boolean complete, int unmatchedCalls) {}
 
   /**
    * @param sink a {@link io.github.trtrace.core.sink.JsonLinesFileSink}, owned (closed) by this log
@@ -111,10 +115,11 @@ public final class LaunchLog implements AutoCloseable {
    * (counted with the launch lines' drops, logged) when full or closed. Copies at most {@link #MAX_ACTIVITIES}.
    * {@code epochNanos}: the tracer's wall clock now (the line's timestamp).
    */
-  boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed) {
+  boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
+      boolean complete, int unmatchedCalls) {
     int listed = Math.min(list.size(), MAX_ACTIVITIES);
     ActivityLine a = new ActivityLine(launchId, epochNanos, List.copyOf(list.subList(0, listed)),
-        Math.max(0, notListed) + (list.size() - listed));
+        Math.max(0, notListed) + (list.size() - listed), complete, complete ? 0 : Math.max(0, unmatchedCalls));
     offered.increment();
     if (closed || !activities.offer(a)) {
       dropped.increment();
@@ -375,6 +380,10 @@ public final class LaunchLog implements AutoCloseable {
     }
     if (a.notListed() > 0) {
       j.name("activities_truncated").value(a.notListed());
+    }
+    j.name("complete").value(a.complete());
+    if (!a.complete()) {
+      j.name("unmatched_calls").value(a.unmatchedCalls());
     }
     j.endObject();
   }

@@ -57,7 +57,8 @@ public final class Launches {
     this.log = log;
     this.misuse = misuse;
     this.activityLog = log == null ? SharedLaunch.ActivityLog.NONE
-        : (id, list, notListed) -> log.offerActivities(id, epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed);
+        : (id, list, notListed, complete, unmatched) -> log.offerActivities(id,
+            epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed, complete, unmatched);
     // seeded with the epoch microseconds: increasing across restarts of a service writing one log
     this.ids = new AtomicLong(epochNanosAt.applyAsLong(nanoClock.getAsLong()) / 1000);
   }

@@ -4,18 +4,11 @@ import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.tensorrt.internal.shim.Demangler;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import org.bytedeco.cuda.cudart.CUctx_st;
-import org.bytedeco.cuda.cupti.CUpti_Activity;
-import org.bytedeco.cuda.cupti.CUpti_BuffersCallbackCompleteFunc;
-import org.bytedeco.cuda.cupti.CUpti_BuffersCallbackRequestFunc;
 import org.bytedeco.cuda.cupti.CUpti_CallbackFunc;
 import org.bytedeco.cuda.cupti.CUpti_Subscriber_st;
 import org.bytedeco.cuda.global.cupti;
@@ -24,7 +17,6 @@ import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerPointer;
-import org.bytedeco.javacpp.SizeTPointer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,54 +29,50 @@ import org.slf4j.LoggerFactory;
  * memcpy, memset, external-correlation, runtime-API and driver-API activity kinds can be enabled, every return
  * code checked.
  *
- * <p>Threads: the launching thread only pushes and pops the external id around the enqueue and queues the
- * launch's completion. CUPTI's buffer-completed callback (CUPTI's thread, or the flushing one) copies records
- * into {@link ActivityRow}s on a bounded queue (drops counted). One daemon thread, {@code trtrace-cupti},
- * flushes CUPTI's completed buffers ({@code cuptiActivityFlushAll(0)}, never on the launch path) while launches
- * await their records, joins rows to launches ({@link KernelJoiner}) and writes their lines to the launch log.
+ * <p>Threads: the launching thread only pushes and pops the external id around the enqueue, makes one marker call
+ * ({@code cudaPeekAtLastError}, see {@link #end}) before the pop, and queues the launch's completion. CUPTI's
+ * buffer-completed callback (CUPTI's thread, or the flushing one) copies records into {@link ActivityRow}s on a
+ * bounded queue (drops counted). One daemon thread, {@code trtrace-cupti}, flushes CUPTI's completed buffers
+ * ({@code cuptiActivityFlushAll(0)}, never on the launch path) while launches await their records, joins rows to
+ * launches ({@link KernelJoiner}) and writes their lines to the launch log.
+ *
+ * <p>A launch's line is written once all its records came: its completion is known, its marker's API record came
+ * (so every API record of its enqueue is there), and each of its work-issuing calls (kernel or graph launch,
+ * memcpy, memset) has its GPU record; or, at the latest, {@link KernelJoiner#MAX_WAIT_NANOS} after its completion,
+ * marked incomplete ({@link KernelJoiner}).
  *
  * <p>The activity kinds are process-wide: while enabled, CUPTI records every kernel of the process. So they are
- * enabled only while a recorded launch is in flight: the first {@link #begin} enables them, the last {@link
- * #completed} disables them (a count under a lock, on the launching threads), and launches that are not recorded
- * run with CUPTI's activity collection off. Work of other launches overlapping a recorded one is recorded too and
- * counted as uncorrelated.
+ * enabled only around recorded launches: the first {@link #begin} enables them (on the launching thread: the launch
+ * needs them), and after the last {@link #completed} the recorder's thread disables them ({@link #release}: a
+ * toggle costs about 0.6 ms); launches that are not recorded run with CUPTI's activity collection off, but for the
+ * moment between. Work of other launches overlapping a recorded one is recorded too and counted as uncorrelated.
  */
 public final class CuptiRecorder implements LaunchRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(CuptiRecorder.class);
   private static final Object LOCK = new Object();
   private static @Nullable LaunchRecorder shared;
 
-  static final int BUFFER_BYTES = 1 << 20;
-  static final int MAX_BUFFERS = 32;
-  static final int ROW_QUEUE = 64 * 1024;
   static final int COMPLETION_QUEUE = 4096;
   static final int MAX_PER_LAUNCH = 512;
-  static final long SETTLE_NANOS = 20_000_000L;
   /**
    * The GPU work, and the external correlations. CUPTI writes an external-correlation record before each API
    * activity record made while an external id is pushed, so the runtime and driver API kinds are enabled too (their
-   * records carry the correlation id a kernel shares with the call that launched it; they are read past, not kept).
+   * records carry the correlation id a kernel shares with the call that launched it; the joiner learns from them
+   * which GPU records a launch owes).
    */
   private static final int[] KINDS = {
       cupti.CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cupti.CUPTI_ACTIVITY_KIND_MEMCPY,
       cupti.CUPTI_ACTIVITY_KIND_MEMSET, cupti.CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
       cupti.CUPTI_ACTIVITY_KIND_RUNTIME, cupti.CUPTI_ACTIVITY_KIND_DRIVER};
 
-  private final CuptiRecords records;
   private final KernelJoiner joiner;
-  private final ArrayBlockingQueue<ActivityRow> rows = new ArrayBlockingQueue<>(ROW_QUEUE);
   private final ArrayBlockingQueue<Completion> completions = new ArrayBlockingQueue<>(COMPLETION_QUEUE);
   private final ConcurrentLinkedQueue<CompletableFuture<Void>> flushes = new ConcurrentLinkedQueue<>();
-  private final Map<Long, BytePointer> buffers = new ConcurrentHashMap<>();
-  private final AtomicInteger outstanding = new AtomicInteger();
-  private final LongAdder queueDropped = new LongAdder();
-  private final LongAdder cuptiDropped = new LongAdder();
   private final LongAdder failedCalls = new LongAdder();
   private final LongAdder completionsDropped = new LongAdder();
-  private final Once warned = new Once();
-  // strong references: CUPTI calls these for as long as the process runs
-  private final RequestBuffer request = new RequestBuffer();
-  private final BufferCompleted complete = new BufferCompleted();
+  private final Once warned = new Once(LOG);
+  // strong references: CUPTI calls these (and the buffers' callbacks) for as long as the process runs
+  private final CuptiBuffers buffers;
   private final NoCallbacks subscriberCallback = new NoCallbacks();
   private final CUpti_Subscriber_st subscriber = new CUpti_Subscriber_st((Pointer) null);
   private final Thread worker;
@@ -93,6 +81,12 @@ public final class CuptiRecorder implements LaunchRecorder {
   private final Object kindsLock = new Object();
   private int inFlight;
   private boolean kindsEnabled;
+  /** Enables and disables of the activity kinds around recorded launches, and the time they took. */
+  private final LongAdder toggles = new LongAdder();
+  private final LongAdder toggleNanos = new LongAdder();
+  private final LongAdder recorderToggleNanos = new LongAdder();
+  /** The last recorded launch in flight completed: the recorder's thread disables the kinds (under kindsLock). */
+  private boolean disableWanted;
 
   private record Completion(long launchId, SharedLaunch.ActivityLog log, long nanos) {}
 
@@ -120,9 +114,9 @@ public final class CuptiRecorder implements LaunchRecorder {
     CuptiRecorder r;
     try {
       r = new CuptiRecorder();
-    } catch (ReflectiveOperationException e) {
-      LOG.warn("trtrace: kernel records are off: this cuda preset's CUPTI record classes are not usable: {}",
-          e.toString());
+    } catch (ReflectiveOperationException | IllegalArgumentException e) {
+      LOG.warn("trtrace: kernel records are off: this cuda preset's CUPTI record classes or constants are not"
+          + " usable: {}", e.toString());
       return OFF;
     }
     String refused = r.subscribeAndEnable();
@@ -137,9 +131,9 @@ public final class CuptiRecorder implements LaunchRecorder {
   }
 
   private CuptiRecorder() throws ReflectiveOperationException {
-    this.records = new CuptiRecords();
-    this.joiner = new KernelJoiner(MAX_PER_LAUNCH, COMPLETION_QUEUE, SETTLE_NANOS, CuptiRecords::stringAt,
-        Demangler::demangle);
+    this.buffers = new CuptiBuffers(new CuptiRecords(), warned, this::check);
+    this.joiner = new KernelJoiner(MAX_PER_LAUNCH, COMPLETION_QUEUE, KernelJoiner.MAX_WAIT_NANOS,
+        ApiCalls.of(ApiCalls.constantsOf(cupti.class)), CuptiRecords::stringAt, Demangler::demangle);
     this.worker = new Thread(this::run, "trtrace-cupti");
     worker.setDaemon(true);
   }
@@ -154,7 +148,7 @@ public final class CuptiRecorder implements LaunchRecorder {
     if (rc != cupti.CUPTI_SUCCESS) {
       return "cuptiSubscribe failed: " + result(rc);
     }
-    rc = cupti.cuptiActivityRegisterCallbacks(request, complete);
+    rc = cupti.cuptiActivityRegisterCallbacks(buffers.request(), buffers.completed());
     if (rc != cupti.CUPTI_SUCCESS) {
       unsubscribe();
       return "cuptiActivityRegisterCallbacks failed: " + result(rc);
@@ -204,7 +198,7 @@ public final class CuptiRecorder implements LaunchRecorder {
     return "CUPTI error " + rc;
   }
 
-  private void check(String call, int rc) {
+  void check(String call, int rc) {
     if (rc != cupti.CUPTI_SUCCESS) {
       failedCalls.increment();
       warned.warn(call, "trtrace: {} failed: {} (said once per call)", call, result(rc));
@@ -215,7 +209,10 @@ public final class CuptiRecorder implements LaunchRecorder {
   public boolean begin(long launchId) {
     synchronized (kindsLock) {
       if (!kindsEnabled) {
+        long t0 = System.nanoTime();
         String refused = enableKinds();
+        toggleNanos.add(System.nanoTime() - t0);
+        toggles.increment();
         if (refused != null) {
           failedCalls.increment();
           warned.warn("enable", "trtrace: kernels of launch {} not recorded: {} (said once)", launchId, refused);
@@ -234,18 +231,56 @@ public final class CuptiRecorder implements LaunchRecorder {
     return true;
   }
 
-  /** One recorded launch less in flight; the last one disables the activity kinds. */
+  /**
+   * One recorded launch less in flight; after the last one the recorder's thread disables the activity kinds (woken
+   * now). A toggle cost 644 us on the H200 (run 7: 140 in 90 ms, TensorRT 10.6, CUDA 12.6's CUPTI), so doing both on the
+   * launching thread added 1.3 ms to every recorded launch; now it pays the enable only, and none when the kinds are
+   * still on from a recorded launch just before (at 100 % recording, most launches).
+   */
   private void release() {
+    boolean wake = false;
     synchronized (kindsLock) {
       if (--inFlight == 0 && kindsEnabled) {
-        disableKinds();
-        kindsEnabled = false;
+        disableWanted = true;
+        wake = true;
       }
+    }
+    if (wake) {
+      LockSupport.unpark(worker);
     }
   }
 
+  /**
+   * On the recorder's thread: disables the kinds when the last recorded launch asked for it and none began since.
+   * Until then, launches that are not recorded run with the kinds on (their work counted uncorrelated): at most one
+   * turn of this thread after the last recorded launch completed.
+   */
+  private void disableIfIdle() {
+    synchronized (kindsLock) {
+      if (disableWanted && inFlight == 0 && kindsEnabled) {
+        long t0 = System.nanoTime();
+        disableKinds();
+        recorderToggleNanos.add(System.nanoTime() - t0);
+        toggles.increment();
+        kindsEnabled = false;
+      }
+      disableWanted = false;
+    }
+  }
+
+  /**
+   * Makes the launch's closing marker, then pops the external id. The marker is one runtime call made while the id
+   * is still pushed, so CUPTI writes its API record (and its external correlation) after every API record of the
+   * enqueue: once it came, so had they. {@code cudaPeekAtLastError}: it takes no argument, allocates nothing, issues
+   * no GPU work, and unlike {@code cudaGetLastError} it does not reset the thread's last error (the CUDA runtime API
+   * reference: "Note that this call does not reset the error to cudaSuccess like cudaGetLastError()"), so the
+   * application's own error checks after the enqueue see what they would without us (it reads the cuda preset's
+   * runtime instance; a runtime linked statically into TensorRT keeps its own error state). Its result is ignored:
+   * an error of the enqueue is the application's to see, not ours.
+   */
   @Override
   public void end(long launchId) {
+    org.bytedeco.cuda.global.cudart.cudaPeekAtLastError();
     check("cuptiActivityPopExternalCorrelationId",
         cupti.cuptiActivityPopExternalCorrelationId(cupti.CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, (LongPointer) null));
   }
@@ -277,6 +312,7 @@ public final class CuptiRecorder implements LaunchRecorder {
     List<ActivityRow> batch = new ArrayList<>();
     while (true) {
       try {
+        disableIfIdle();
         CompletableFuture<Void> forced = flushes.poll();
         long now = System.nanoTime();
         for (Completion c; (c = completions.poll()) != null; ) {
@@ -286,17 +322,12 @@ public final class CuptiRecorder implements LaunchRecorder {
           check("cuptiActivityFlushAll", cupti.cuptiActivityFlushAll(forced != null ? cupti.CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
         }
         batch.clear();
-        rows.drainTo(batch);
+        buffers.drainTo(batch);
         if (!batch.isEmpty() || forced != null || joiner.pending() > 0) {
           joiner.rows(batch, now);
           joiner.round(System.nanoTime(), forced != null);
-          stats = joiner.stats(queueDropped.sum(), cuptiDropped.sum(), failedCalls.sum());
-          if (completionsDropped.sum() > 0) {
-            RecorderStats s = stats;
-            stats = new RecorderStats(s.launches(), s.activities(), s.truncated(), s.queueDropped(), s.cuptiDropped(),
-                s.late(), s.launchesDropped() + completionsDropped.sum(), s.uncorrelated(), s.incomplete(),
-                s.failedCalls());
-          }
+          stats = joiner.stats(buffers.queueDropped(), buffers.cuptiDropped(), failedCalls.sum())
+              .withRecorder(completionsDropped.sum(), toggles.sum(), toggleNanos.sum(), recorderToggleNanos.sum());
         }
         if (forced != null) {
           forced.complete(null);
@@ -310,95 +341,9 @@ public final class CuptiRecorder implements LaunchRecorder {
     }
   }
 
-  /** Gives CUPTI a buffer (1 MiB, at most {@value #MAX_BUFFERS} outstanding; beyond, none: CUPTI drops and counts). */
-  private final class RequestBuffer extends CUpti_BuffersCallbackRequestFunc {
-    @Override
-    public void call(PointerPointer buffer, SizeTPointer size, SizeTPointer maxNumRecords) {
-      try {
-        maxNumRecords.put(0L, 0L);
-        if (outstanding.incrementAndGet() > MAX_BUFFERS) {
-          outstanding.decrementAndGet();
-          buffer.put(0L, (Pointer) null);
-          size.put(0L, 0L);
-          return;
-        }
-        BytePointer b = new BytePointer((long) BUFFER_BYTES); // malloc: 16-byte aligned (CUPTI needs 8)
-        buffers.put(b.address(), b);
-        buffer.put(0L, b);
-        size.put(0L, (long) BUFFER_BYTES);
-      } catch (Throwable e) { // never throw into CUPTI
-        warned.warn("request", "trtrace: CUPTI buffer request failed once: {}", e.toString());
-        size.put(0L, 0L);
-      }
-    }
-  }
-
-  /** Copies a completed buffer's records into rows, counts CUPTI's drops, frees the buffer. */
-  private final class BufferCompleted extends CUpti_BuffersCallbackCompleteFunc {
-    @Override
-    public void call(CUctx_st context, int streamId, BytePointer buffer, long size, long validSize) {
-      try {
-        if (buffer != null && validSize > 0) {
-          parse(buffer, validSize);
-        }
-        try (SizeTPointer dropped = new SizeTPointer(1)) {
-          int rc = cupti.cuptiActivityGetNumDroppedRecords(context, streamId, dropped);
-          if (rc == cupti.CUPTI_SUCCESS) {
-            long n = dropped.get(0);
-            if (n > 0) {
-              cuptiDropped.add(n);
-              warned.warn("cuptiDropped", "trtrace: CUPTI dropped {} activity records (no buffer in time; said once)", n);
-            }
-          } else {
-            check("cuptiActivityGetNumDroppedRecords", rc);
-          }
-        }
-      } catch (Throwable e) { // never throw into CUPTI
-        warned.warn("complete", "trtrace: reading a CUPTI buffer failed once: {}", e.toString());
-      } finally {
-        if (buffer != null) {
-          BytePointer b = buffers.remove(buffer.address());
-          if (b != null) {
-            outstanding.decrementAndGet();
-            b.close();
-          }
-        }
-      }
-    }
-
-    private void parse(BytePointer buffer, long validSize) throws Throwable {
-      CUpti_Activity record = new CUpti_Activity((Pointer) null);
-      while (true) {
-        int rc = cupti.cuptiActivityGetNextRecord(buffer, validSize, record);
-        if (rc == cupti.CUPTI_ERROR_MAX_LIMIT_REACHED) {
-          return;
-        }
-        if (rc != cupti.CUPTI_SUCCESS) {
-          check("cuptiActivityGetNextRecord", rc);
-          return;
-        }
-        ActivityRow row = records.read(record.kind(), record);
-        if (row != null && !rows.offer(row)) {
-          queueDropped.increment();
-        }
-      }
-    }
-  }
-
   /** The subscriber's callback: no callback domain is enabled, so CUPTI never calls it. */
   private static final class NoCallbacks extends CUpti_CallbackFunc {
     @Override
     public void call(Pointer userdata, int domain, int callbackId, Pointer data) {}
-  }
-
-  /** Warns once per key. */
-  private static final class Once {
-    private final Map<String, Boolean> said = new ConcurrentHashMap<>();
-
-    void warn(String key, String format, Object... args) {
-      if (said.putIfAbsent(key, Boolean.TRUE) == null) {
-        LOG.warn(format, args);
-      }
-    }
   }
 }

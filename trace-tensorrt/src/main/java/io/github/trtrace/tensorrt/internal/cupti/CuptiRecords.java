@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.cuda.cupti.CUpti_ActivityAPI;
 import org.bytedeco.cuda.cupti.CUpti_ActivityExternalCorrelation;
 import org.bytedeco.cuda.global.cupti;
 import org.jspecify.annotations.Nullable;
@@ -115,6 +116,11 @@ final class CuptiRecords {
         return null; // another library's external ids (CUSTOM0 is ours)
       }
       return ActivityRow.external(e.correlationId(), e.externalId());
+    }
+    if (kind == cupti.CUPTI_ACTIVITY_KIND_RUNTIME || kind == cupti.CUPTI_ACTIVITY_KIND_DRIVER) {
+      CUpti_ActivityAPI a = new CUpti_ActivityAPI(record); // not versioned: the same struct in 12.6 and 13.x
+      return ActivityRow.api(kind == cupti.CUPTI_ACTIVITY_KIND_DRIVER, a.correlationId(), a.cbid(), a.start(), a.end(),
+          Integer.toUnsignedLong(a.threadId()));
     }
     return null;
   }

@@ -19,21 +19,27 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The join: an {@link ActivityRow#EXTERNAL} row binds CUPTI's correlation id of an API call to our launch
  * id (pushed around the enqueue); a kernel, memcpy or memset carries the correlation id of the call that
- * issued it. CUPTI delivers them in buffers in no promised order, so a row whose correlation is not known yet
- * waits one round; one still unknown then came from work no recorded launch issued ({@code uncorrelated}).
+ * issued it, and a runtime or driver API row its own. CUPTI delivers them in buffers in no promised order, so a
+ * row whose correlation is not known yet waits one round; a GPU row still unknown then came from work no recorded
+ * launch issued ({@code uncorrelated}).
  *
- * <p>When a launch is complete: CUPTI returns a buffer (default flush) only once every record in it is
- * complete, and the launch had finished on the device before {@link #completed}. A launch is written at the
- * first round, after a flush begun after its completion, that is at least {@code settleNanos} past it (records
- * of a buffer another launch still writes to come a little later); rows after that count as {@code late}.
- * Everything is bounded: rows per launch ({@code truncated}), launches awaiting their rows, correlation ids
- * remembered, rows waiting for their correlation.
+ * <p>When a launch is complete: CUPTI returns a buffer only once every record in it is complete, and a launch's
+ * records are not all complete when its stream has synchronised, so no fixed delay is right. A launch is written
+ * at the first round where (1) its completion is known, (2) its closing marker (the runtime call the recorder makes
+ * at the end of the enqueue, {@link ApiCalls#marker}) has come and is its latest API call, so its API rows are all
+ * there, and (3) every work group of those rows (a work-issuing call with the calls nested in it, {@link
+ * LaunchCalls}) has at least one GPU row: then its line says {@code "complete": true}. A launch still not complete
+ * {@code maxWaitNanos} after its completion is written with what it has, {@code "complete": false} and the number of
+ * work groups without a record ({@code unmatched_calls}), and counted ({@code launchesIncomplete}). GPU rows of a
+ * launch after its line count as {@code late}. Everything is bounded: rows per launch ({@code truncated}), API rows
+ * per launch (more: the launch cannot be judged and waits out its maximum), launches awaiting their rows,
+ * correlation ids remembered, rows waiting for their correlation.
  *
  * <pre>{@code
- * KernelJoiner j = new KernelJoiner(512, 4096, 20_000_000L, names::at, Demangler::demangle);
+ * KernelJoiner j = new KernelJoiner(512, 4096, 2_000_000_000L, apiCalls, names::at, Demangler::demangle);
  * j.completed(42, launch.activityLog(), System.nanoTime());
- * j.rows(rowsFromCupti);
- * j.round(System.nanoTime(), false);       // writes launch 42's kernels line once settled
+ * j.rows(rowsFromCupti, System.nanoTime());
+ * j.round(System.nanoTime(), false);       // writes launch 42's kernels line once all its records came
  * }</pre>
  */
 public final class KernelJoiner {
@@ -41,10 +47,13 @@ public final class KernelJoiner {
   public static final int MAX_NAME = 512;
   /** A launch whose rows came but whose completion never did is forgotten after this long. */
   static final long ABANDON_NANOS = 10_000_000_000L;
+  /** The recorder's wait for a launch's records after its completion: 2 s. */
+  public static final long MAX_WAIT_NANOS = 2_000_000_000L;
 
   private final int maxPerLaunch;
   private final int maxLaunches;
-  private final long settleNanos;
+  private final long maxWaitNanos;
+  private final ApiCalls calls;
   private final LongFunction<@Nullable String> nameAt;
   private final UnaryOperator<String> demangle;
   private final Map<Integer, Long> externals;
@@ -62,36 +71,43 @@ public final class KernelJoiner {
   private long launchesDropped;
   private long uncorrelated;
   private long incomplete;
+  private long launchesIncomplete;
 
-  /** One launch's rows so far, and where they go once it completed. */
+  /** One launch's rows so far, its API calls, and where they go once it completed. */
   private static final class Acc {
     final List<ActivityRow> rows = new ArrayList<>();
+    final LaunchCalls calls;
     int notListed;
     SharedLaunch.@Nullable ActivityLog log;
     long completedAt;
     final long createdAt;
 
-    Acc(long createdAt) {
+    Acc(long createdAt, LaunchCalls calls) {
       this.createdAt = createdAt;
+      this.calls = calls;
     }
   }
 
   /**
-   * @param maxPerLaunch activities listed per launch at most (the rest counted)
+   * @param maxPerLaunch activities listed per launch at most (the rest counted); a launch's API rows are bounded at
+   *     twice this
    * @param maxLaunches launches awaiting their rows at most (more are not tracked, counted)
-   * @param settleNanos how long after its completion a launch waits for late buffers
+   * @param maxWaitNanos how long after its completion a launch waits for its records before it is written
+   *     incomplete ({@link #MAX_WAIT_NANOS} in the recorder)
+   * @param calls which API calls issue GPU work, and the recorder's marker
    * @param nameAt a kernel's raw (mangled) name at the address CUPTI gave; null when unreadable
    * @param demangle a mangled C++ name to its readable form (identity when it cannot)
    */
-  public KernelJoiner(int maxPerLaunch, int maxLaunches, long settleNanos, LongFunction<@Nullable String> nameAt,
-      UnaryOperator<String> demangle) {
-    if (maxPerLaunch < 1 || maxLaunches < 1 || settleNanos < 0) {
-      throw new IllegalArgumentException("maxPerLaunch, maxLaunches >= 1 and settleNanos >= 0: "
-          + maxPerLaunch + ", " + maxLaunches + ", " + settleNanos);
+  public KernelJoiner(int maxPerLaunch, int maxLaunches, long maxWaitNanos, ApiCalls calls,
+      LongFunction<@Nullable String> nameAt, UnaryOperator<String> demangle) {
+    if (maxPerLaunch < 1 || maxLaunches < 1 || maxWaitNanos < 0) {
+      throw new IllegalArgumentException("maxPerLaunch, maxLaunches >= 1 and maxWaitNanos >= 0: "
+          + maxPerLaunch + ", " + maxLaunches + ", " + maxWaitNanos);
     }
     this.maxPerLaunch = maxPerLaunch;
     this.maxLaunches = maxLaunches;
-    this.settleNanos = settleNanos;
+    this.maxWaitNanos = maxWaitNanos;
+    this.calls = calls;
     this.nameAt = nameAt;
     this.demangle = demangle;
     this.maxOrphans = 64 * 1024;
@@ -139,19 +155,26 @@ public final class KernelJoiner {
     if (id == null) {
       if (mayWait && orphans.size() < maxOrphans) {
         orphans.add(r);
-      } else {
+      } else if (r.isWork()) {
         uncorrelated++;
-      }
+      } // an API call of no recorded launch: nothing to write, nothing owed
       return;
     }
     if (written.containsKey(id)) {
-      late++;
+      if (r.isWork()) {
+        late++;
+      }
       return;
     }
     Acc a = acc(id, nowNanos);
     if (a == null) {
       return;
     }
+    if (r.isApi()) {
+      a.calls.call(r);
+      return;
+    }
+    a.calls.work(r.correlationId());
     if (r.startNs() <= 0 || r.endNs() < r.startNs()) {
       incomplete++;
     } else if (a.rows.size() < maxPerLaunch) {
@@ -169,7 +192,7 @@ public final class KernelJoiner {
         written.put(launchId, Boolean.TRUE); // its other rows count as late, not as new launches
         return null;
       }
-      a = new Acc(nowNanos);
+      a = new Acc(nowNanos, new LaunchCalls(calls, 2 * maxPerLaunch));
       launches.put(launchId, a);
     }
     return a;
@@ -177,8 +200,9 @@ public final class KernelJoiner {
 
   /**
    * After a flush of CUPTI's buffers and the rows it delivered: rows waiting for their correlation since the
-   * last round get their last chance; launches complete by the rule above (all completed ones when {@code
-   * forced}, after a forced flush) are written. Returns the lines written.
+   * last round get their last chance; completed launches that are complete by the rule above, or whose wait ran
+   * out, are written (all completed ones when {@code forced}, after a forced flush: each says whether it is
+   * complete). Returns the lines written.
    */
   public int round(long nowNanos, boolean forced) {
     List<ActivityRow> lastChance = retried;
@@ -207,10 +231,11 @@ public final class KernelJoiner {
         }
         continue;
       }
-      if (forced || nowNanos - a.completedAt >= settleNanos) {
+      boolean complete = a.calls.complete();
+      if (complete || forced || nowNanos - a.completedAt >= maxWaitNanos) {
         it.remove();
         written.put(e.getKey(), Boolean.TRUE);
-        if (write(e.getKey(), a)) {
+        if (write(e.getKey(), a, complete)) {
           lines++;
         }
       }
@@ -218,16 +243,19 @@ public final class KernelJoiner {
     return lines;
   }
 
-  private boolean write(long launchId, Acc a) {
+  private boolean write(long launchId, Acc a, boolean complete) {
     a.rows.sort(Comparator.comparingLong(ActivityRow::startNs));
     List<SharedLaunch.GpuActivity> list = new ArrayList<>(a.rows.size());
     for (ActivityRow r : a.rows) {
       list.add(activity(r));
     }
     SharedLaunch.ActivityLog log = a.log;
-    if (log == null || !log.write(launchId, list, a.notListed)) {
+    if (log == null || !log.write(launchId, list, a.notListed, complete, complete ? 0 : a.calls.unmatched())) {
       launchesDropped++;
       return false;
+    }
+    if (!complete) {
+      launchesIncomplete++;
     }
     launchesWritten++;
     activities += list.size();
@@ -280,9 +308,9 @@ public final class KernelJoiner {
     return launches.size();
   }
 
-  /** The counters (the recorder adds its own: queue drops, CUPTI drops, failed calls). */
+  /** The counters (the recorder adds its own: queue drops, CUPTI drops, failed calls; toggles are zero here). */
   public RecorderStats stats(long queueDropped, long cuptiDropped, long failedCalls) {
     return new RecorderStats(launchesWritten, activities, truncated, queueDropped, cuptiDropped, late,
-        launchesDropped, uncorrelated, incomplete, failedCalls);
+        launchesDropped, uncorrelated, incomplete, failedCalls, launchesIncomplete, 0, 0, 0);
   }
 }

@@ -35,7 +35,10 @@ public interface LaunchRecorder {
    */
   boolean begin(long launchId);
 
-  /** Just after the enqueue, on the same thread as {@link #begin}. */
+  /**
+   * Just after the enqueue, on the same thread as {@link #begin}: closes the launch's scope (CUPTI's recorder first
+   * makes a marker call in it, telling its joiner that the enqueue's calls are all recorded).
+   */
   void end(long launchId);
 
   /**
@@ -46,7 +49,8 @@ public interface LaunchRecorder {
 
   /**
    * Asks CUPTI for every record so far (a forced flush, on the recorder's thread) and writes every completed
-   * launch; completes when done. For tests, checks and shutdown: it does not wait for the device.
+   * launch, complete or not (each line says which); completes when done. For tests, checks and shutdown: it does not
+   * wait for the device.
    */
   CompletableFuture<Void> flush();
 

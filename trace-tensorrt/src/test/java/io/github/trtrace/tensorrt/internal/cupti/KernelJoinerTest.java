@@ -18,23 +18,44 @@ class KernelJoinerTest {
     final List<Long> ids = new ArrayList<>();
     final List<List<SharedLaunch.GpuActivity>> activities = new ArrayList<>();
     final List<Integer> notListed = new ArrayList<>();
+    final List<Boolean> complete = new ArrayList<>();
+    final List<Integer> unmatched = new ArrayList<>();
     boolean accept = true;
 
     @Override
-    public boolean write(long launchId, List<SharedLaunch.GpuActivity> list, int more) {
+    public boolean write(long launchId, List<SharedLaunch.GpuActivity> list, int more, boolean whole, int calls) {
       if (!accept) {
         return false;
       }
       ids.add(launchId);
       activities.add(List.copyOf(list));
       notListed.add(more);
+      complete.add(whole);
+      unmatched.add(calls);
       return true;
     }
   }
 
+  static final long MAX_WAIT = 2_000 * MS;
+
   static KernelJoiner joiner(int maxPerLaunch) {
-    return new KernelJoiner(maxPerLaunch, 8, 20 * MS, NAMES::get,
+    return new KernelJoiner(maxPerLaunch, 8, MAX_WAIT, Calls.CALLS, NAMES::get,
         s -> s.equals("_Z4gemmPfS_i") ? "gemm(float*, float*, int)" : null);
+  }
+
+  /** Rounds every 5 ms from {@code from} (inclusive) to {@code to} (exclusive), nothing delivered: lines written. */
+  static int idle(KernelJoiner j, long from, long to) {
+    int lines = 0;
+    for (long t = from; t < to; t += 5 * MS) {
+      j.rows(List.of(), t);
+      lines += j.round(t, false);
+    }
+    return lines;
+  }
+
+  /** A kernel of correlation {@code c}. */
+  static ActivityRow kernel(int c, long start) {
+    return ActivityRow.kernel(c, start, start + 1_000, 0x20, 1, 1, 1, 32, 1, 1);
   }
 
   @Test
@@ -45,12 +66,16 @@ class KernelJoinerTest {
     j.rows(List.of(ActivityRow.kernel(7, 5_000, 35_000, 0x10, 64, 2, 1, 128, 1, 1)), 0);
     j.completed(42, log, 0);
     assertThat(j.round(1 * MS, false)).isZero();
-    j.rows(List.of(ActivityRow.external(7, 42), ActivityRow.external(8, 42),
+    j.rows(List.of(ActivityRow.external(7, 42), ActivityRow.external(8, 42), ActivityRow.external(9, 42),
+        ActivityRow.external(10, 42), Calls.runtime(8, Calls.MEMCPY_ASYNC, 100, 200),
+        Calls.runtime(7, Calls.LAUNCH_KERNEL, 300, 400), Calls.runtime(9, Calls.LAUNCH_KERNEL, 500, 600),
         ActivityRow.memcpy(8, 1_000, 3_000, 1, 4096),
-        ActivityRow.kernel(9, 40_000, 50_000, 0x20, 16, 1, 1, 256, 1, 1), ActivityRow.external(9, 42)), 2 * MS);
-    assertThat(j.round(2 * MS, false)).as("not settled yet: 20 ms after completion").isZero();
-    assertThat(j.round(21 * MS, false)).isEqualTo(1);
+        ActivityRow.kernel(9, 40_000, 50_000, 0x20, 16, 1, 1, 256, 1, 1)), 2 * MS);
+    assertThat(j.round(2 * MS, false)).as("the marker has not come: the calls may go on").isZero();
+    j.rows(List.of(ActivityRow.external(10, 42), Calls.marker(10, 700)), 3 * MS);
+    assertThat(j.round(3 * MS, false)).isEqualTo(1);
     assertThat(log.ids).containsExactly(42L);
+    assertThat(log.complete).containsExactly(true);
     List<SharedLaunch.GpuActivity> a = log.activities.get(0);
     assertThat(a).extracting(SharedLaunch.GpuActivity::kind).containsExactly("memcpy", "kernel", "kernel");
     assertThat(a.get(0).name()).isEqualTo("HtoD");
@@ -63,12 +88,159 @@ class KernelJoinerTest {
     assertThat(s.launches()).isEqualTo(1);
     assertThat(s.activities()).isEqualTo(3);
     assertThat(s.uncorrelated()).isZero();
+    assertThat(s.launchesIncomplete()).isZero();
+  }
+
+  /** The H200's defect (run 4): the old joiner wrote such a launch empty 20 ms after its completion. */
+  @Test
+  void recordsArriving500MsAfterTheCompletionAreInTheLineNotLate() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.rows(List.of(ActivityRow.external(7, 42), Calls.runtime(7, Calls.LAUNCH_KERNEL, 100, 200),
+        ActivityRow.external(8, 42), Calls.marker(8, 300)), 0);
+    j.completed(42, log, 0);
+    assertThat(idle(j, 0, 500 * MS)).isZero();
+    j.rows(List.of(kernel(7, 5_000)), 500 * MS);
+    assertThat(j.round(500 * MS, false)).isEqualTo(1);
+    assertThat(log.ids).containsExactly(42L);
+    assertThat(log.activities.get(0)).hasSize(1);
+    assertThat(log.complete).containsExactly(true);
+    assertThat(j.stats(0, 0, 0).late()).isZero();
   }
 
   @Test
-  void rowsOfWorkNoRecordedLaunchIssuedAreCountedAsUncorrelatedAfterOneMoreRound() {
+  void aLaunchWhoseRecordsComeInTwoDeliveriesIsWrittenAfterTheSecondNotTheFirst() {
     KernelJoiner j = joiner(16);
-    j.rows(List.of(ActivityRow.kernel(100, 1_000, 2_000, 0x20, 1, 1, 1, 1, 1, 1)), 0);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
+        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
+        Calls.marker(3, 500), kernel(1, 10_000)), 10 * MS);
+    assertThat(j.round(10 * MS, false)).isZero();
+    assertThat(idle(j, 15 * MS, 300 * MS)).as("the second kernel is owed").isZero();
+    j.rows(List.of(kernel(2, 20_000)), 300 * MS);
+    assertThat(j.round(300 * MS, false)).isEqualTo(1);
+    assertThat(log.activities.get(0)).hasSize(2);
+    assertThat(log.complete).containsExactly(true);
+    assertThat(j.stats(0, 0, 0).late()).isZero();
+  }
+
+  @Test
+  void aLaunchWhoseApiRowsAreSplitWaitsForItsMarker() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), kernel(1, 10_000)),
+        1 * MS);
+    assertThat(idle(j, 1 * MS, 100 * MS)).as("every call so far has its kernel, but the calls may go on").isZero();
+    j.rows(List.of(ActivityRow.external(2, 5), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
+        ActivityRow.external(3, 5), Calls.marker(3, 500)), 100 * MS);
+    assertThat(j.round(100 * MS, false)).as("the second call's kernel is owed").isZero();
+    j.rows(List.of(kernel(2, 20_000)), 120 * MS);
+    assertThat(j.round(120 * MS, false)).isEqualTo(1);
+    assertThat(log.activities.get(0)).hasSize(2);
+  }
+
+  @Test
+  void aCallOfTheMarkersKindFollowedByLaterCallsIsNotTheClosingMarker() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    // the enqueue itself peeks at the last error before a launch: not the end of its calls
+    j.rows(List.of(ActivityRow.external(1, 5), Calls.marker(1, 100), ActivityRow.external(2, 5),
+        Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400), kernel(2, 10_000)), 1 * MS);
+    assertThat(idle(j, 1 * MS, 50 * MS)).isZero();
+    j.rows(List.of(ActivityRow.external(3, 5), Calls.marker(3, 500)), 50 * MS);
+    assertThat(j.round(50 * MS, false)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(true);
+  }
+
+  @Test
+  void aRuntimeCallAndTheDriverCallNestedInItAreSatisfiedByOneKernelOfEither() {
+    for (int carried : new int[] {1, 2}) {
+      KernelJoiner j = joiner(16);
+      Lines log = new Lines();
+      j.completed(5, log, 0);
+      j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
+          Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 120, 180),
+          Calls.marker(3, 300), kernel(carried, 10_000)), 1 * MS);
+      assertThat(j.round(1 * MS, false)).as("kernel carrying correlation %d", carried).isEqualTo(1);
+      assertThat(log.complete).containsExactly(true);
+      assertThat(log.activities.get(0)).hasSize(1);
+    }
+  }
+
+  @Test
+  void aDriverLaunchOutsideTheRuntimeCallsSpanIsAGroupOfItsOwn() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
+        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 210, 250),
+        Calls.marker(3, 300), kernel(1, 10_000)), 1 * MS);
+    assertThat(idle(j, 1 * MS, MAX_WAIT)).isZero();
+    assertThat(j.round(MAX_WAIT, false)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(false);
+    assertThat(log.unmatched).containsExactly(1);
+  }
+
+  @Test
+  void aGraphLaunchIsSatisfiedByItsKernelsAndListsThemAll() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5),
+        Calls.runtime(1, Calls.GRAPH_LAUNCH, 100, 200), Calls.marker(2, 300),
+        kernel(1, 10_000), kernel(1, 12_000), kernel(1, 14_000)), 1 * MS);
+    assertThat(j.round(1 * MS, false)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(true);
+    assertThat(log.activities.get(0)).hasSize(3);
+  }
+
+  @Test
+  void callsThatIssueNoGpuWorkOweNoRecord() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.completed(5, log, 0);
+    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
+        Calls.runtime(1, Calls.HOST_FUNC, 100, 200), Calls.runtime(2, Calls.EVENT_RECORD, 210, 250),
+        Calls.marker(3, 300)), 1 * MS);
+    assertThat(j.round(1 * MS, false)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(true);
+    assertThat(log.activities.get(0)).isEmpty();
+  }
+
+  @Test
+  void aLaunchStillOwingRecordsAtItsMaximumWaitIsWrittenIncompleteAndCounted() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
+        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.MEMCPY_ASYNC, 300, 400),
+        Calls.marker(3, 500), kernel(1, 10_000)), 0);
+    j.completed(5, log, 10 * MS);
+    // no marker ever for launch 6
+    j.rows(List.of(ActivityRow.external(4, 6), Calls.runtime(4, Calls.LAUNCH_KERNEL, 600, 700), kernel(4, 20_000)),
+        0);
+    j.completed(6, log, 10 * MS);
+    assertThat(idle(j, 10 * MS, 10 * MS + MAX_WAIT)).isZero();
+    assertThat(j.round(10 * MS + MAX_WAIT, false)).isEqualTo(2);
+    assertThat(log.ids).containsExactlyInAnyOrder(5L, 6L);
+    assertThat(log.complete).containsExactly(false, false);
+    int five = log.ids.indexOf(5L);
+    assertThat(log.unmatched.get(five)).as("the memcpy's record never came").isEqualTo(1);
+    assertThat(log.activities.get(five)).hasSize(1);
+    assertThat(log.unmatched.get(1 - five)).as("its calls were whole but not closed").isZero();
+    RecorderStats s = j.stats(0, 0, 0);
+    assertThat(s.launchesIncomplete()).isEqualTo(2);
+    assertThat(s.launches()).isEqualTo(2);
+    assertThat(j.pending()).isZero();
+  }
+
+  @Test
+  void rowsOfWorkNoRecordedLaunchIssuedAreCountedAsUncorrelatedAfterOneMoreRoundAndItsCallsAreNot() {
+    KernelJoiner j = joiner(16);
+    j.rows(List.of(ActivityRow.kernel(100, 1_000, 2_000, 0x20, 1, 1, 1, 1, 1, 1),
+        Calls.runtime(100, Calls.LAUNCH_KERNEL, 10, 20)), 0);
     j.round(0, false);
     assertThat(j.stats(0, 0, 0).uncorrelated()).isZero();
     j.round(1 * MS, false);
@@ -77,32 +249,67 @@ class KernelJoinerTest {
 
   @Test
   void aLaunchListsAtMostTheBoundAndCountsTheRest() {
-    KernelJoiner j = joiner(2);
+    KernelJoiner j = joiner(3);
     Lines log = new Lines();
     List<ActivityRow> rows = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       rows.add(ActivityRow.external(i, 3));
+      rows.add(Calls.runtime(i, Calls.LAUNCH_KERNEL, i * 100, i * 100 + 50));
       rows.add(ActivityRow.kernel(i, 1_000 + i * 100, 1_050 + i * 100, 0x20, 1, 1, 1, 32, 1, 1));
     }
+    rows.add(ActivityRow.external(9, 3));
+    rows.add(Calls.marker(9, 900));
     j.rows(rows, 0);
     j.completed(3, log, 0);
-    j.round(0, true);
-    assertThat(log.activities.get(0)).hasSize(2);
-    assertThat(log.notListed).containsExactly(3);
-    assertThat(j.stats(0, 0, 0).truncated()).isEqualTo(3);
+    assertThat(j.round(0, false)).as("complete: the kernels left off the list count as come").isEqualTo(1);
+    assertThat(log.activities.get(0)).hasSize(3);
+    assertThat(log.notListed).containsExactly(2);
+    assertThat(log.complete).containsExactly(true);
+    assertThat(j.stats(0, 0, 0).truncated()).isEqualTo(2);
+  }
+
+  @Test
+  void moreApiCallsThanTheBoundLeaveTheLaunchUnjudgedUntilItsMaximumWait() {
+    KernelJoiner j = joiner(2); // 4 API rows per launch at most
+    Lines log = new Lines();
+    List<ActivityRow> rows = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      rows.add(ActivityRow.external(i, 3));
+      rows.add(Calls.runtime(i, Calls.EVENT_RECORD, i * 100, i * 100 + 50));
+    }
+    rows.add(ActivityRow.external(9, 3));
+    rows.add(Calls.marker(9, 900));
+    j.rows(rows, 0);
+    j.completed(3, log, 0);
+    assertThat(idle(j, 0, MAX_WAIT)).isZero();
+    assertThat(j.round(MAX_WAIT, false)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(false);
   }
 
   @Test
   void rowsArrivingAfterTheirLaunchWasWrittenAreCountedLate() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.kernel(1, 10, 20, 0x20, 1, 1, 1, 1, 1, 1)), 0);
+    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200),
+        ActivityRow.external(3, 5), Calls.marker(3, 300), kernel(1, 10_000)), 0);
     j.completed(5, log, 0);
-    j.round(0, true);
-    j.rows(List.of(ActivityRow.external(2, 5), ActivityRow.kernel(2, 30, 40, 0x20, 1, 1, 1, 1, 1, 1)), 0);
-    j.round(0, true);
+    assertThat(j.round(0, false)).isEqualTo(1);
+    j.rows(List.of(ActivityRow.external(2, 5), ActivityRow.kernel(2, 30, 40, 0x20, 1, 1, 1, 1, 1, 1),
+        Calls.runtime(2, Calls.LAUNCH_KERNEL, 150, 160)), 1 * MS);
+    j.round(1 * MS, true);
     assertThat(log.ids).containsExactly(5L);
-    assertThat(j.stats(0, 0, 0).late()).isEqualTo(1);
+    assertThat(j.stats(0, 0, 0).late()).as("the kernel, not the call").isEqualTo(1);
+  }
+
+  @Test
+  void aForcedFlushWritesEveryCompletedLaunchSayingWhetherItIsComplete() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200)), 0);
+    j.completed(5, log, 0);
+    assertThat(j.round(0, true)).isEqualTo(1);
+    assertThat(log.complete).containsExactly(false);
+    assertThat(log.unmatched).containsExactly(1);
   }
 
   @Test
