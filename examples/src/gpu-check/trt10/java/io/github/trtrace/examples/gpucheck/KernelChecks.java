@@ -66,7 +66,8 @@ final class KernelChecks {
    * not required to fill the span: with CUPTI recording, each kernel launch costs the host more than the kernel
    * runs, so the stream idles between kernels (the first H200 run: busy 0.59 of the span at p50, with the span
    * within 37-60 us of gpu_ms). The first recorded launch of the process also carries CUPTI's start-up (20 ms in
-   * that run): it is reported and not held to the 100 us. Every line must also say it is complete (the recorder saw
+   * that run): it is reported and not held to the 100 us, nor is the first launch after each change of input shape
+   * (TensorRT's enqueue does the new shapes' host work inside the events: +111 and +992 us in run 7). Every line must also say it is complete (the recorder saw
    * all its launch's records come, {@code "complete": true}) and list at least one activity: lines marked incomplete
    * and lines written empty are counted and fail the check. Before the final (forced) flush the check waits for the
    * recorder to write the lines itself (at most its maximum wait and 3 s more), so that the forced flush does not
@@ -146,6 +147,8 @@ final class KernelChecks {
     List<Double> busyShare = new ArrayList<>();
     Map<Integer, Integer> countsAt8 = new TreeMap<>();
     String first = "";
+    Integer lastBatch = null;
+    List<String> firstOfShape = new ArrayList<>();
     for (Map.Entry<Long, double[]> e : busy.entrySet()) {
       double[] g = gpu.get(e.getKey());
       if (g == null || Double.isNaN(g[0])) {
@@ -158,9 +161,18 @@ final class KernelChecks {
       int activities = (int) e.getValue()[1];
       double gap = gpuMs - spanMs;
       boolean ok = spanMs <= gpuMs + 0.002 && gap <= 0.100;
+      Integer b = batch.get(e.getKey());
+      boolean newShape = !java.util.Objects.equals(b, lastBatch);
+      lastBatch = b;
       if (first.isEmpty()) { // the lowest launch id: the first recorded launch of the process
         first = String.format(Locale.ROOT, "first recorded launch: gpu_ms %.3f, span %.3f ms (CUPTI's start-up)", gpuMs,
             spanMs);
+        ok = spanMs <= gpuMs + 0.002;
+      } else if (newShape) {
+        // the first launch after the input shapes changed: TensorRT's enqueue does the new shapes' host work between
+        // the start event and the first kernel (run 7: +111 us at B = 8, +992 us at the first prefill); reported,
+        // held to the span only
+        firstOfShape.add(String.format(Locale.ROOT, "B=%s %+.0f us", b, gap * 1000));
         ok = spanMs <= gpuMs + 0.002;
       } else {
         gaps.add(gap * 1000);
@@ -183,11 +195,12 @@ final class KernelChecks {
     String summary = String.format(Locale.ROOT, "%d launches, %d kernels lines (%d activities); %d of them within tolerance;"
             + " %d marked incomplete (%d work calls without a record), %d written empty, %d without the complete field;"
             + " gpu_ms - span: min %.1f us, p50 %.1f us, max %.1f us, max rel %.3f; busy / span p50 %.2f; %s;"
-            + " B=8 decode kernels per launch %s; %s; recorder %s",
+            + " first launch of each later shape (span only) %s; B=8 decode kernels per launch %s; %s; recorder %s",
         launched, busy.size(), stats.activities(), within, incomplete, unmatched, empty, notJudged,
         gs.length == 0 ? Double.NaN : gs[0],
         gs.length == 0 ? Double.NaN : gs[gs.length / 2], gs.length == 0 ? Double.NaN : gs[gs.length - 1], worstRel,
-        bs.length == 0 ? Double.NaN : bs[bs.length / 2], first, countsAt8, toggles(stats, stats.launches()), stats);
+        bs.length == 0 ? Double.NaN : bs[bs.length / 2], first, firstOfShape, countsAt8, toggles(stats, stats.launches()),
+        stats);
     System.out.println("   " + summary);
     if (busy.size() != launched) {
       throw new GpuCheck.Fail("kernels lines for " + busy.size() + " of " + launched + " recorded launches; " + summary);
