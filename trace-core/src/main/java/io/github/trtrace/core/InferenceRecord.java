@@ -103,7 +103,11 @@ public final class InferenceRecord {
   private final Map<String, String> attributes;
   private final SharedLaunch.@Nullable Summary batching;
 
-  private InferenceRecord(Builder b) {
+  /**
+   * The builder's values with the given collections, which this record keeps as they are: each caller hands
+   * over copies made for this record alone (immutable; never the builder's or a pooled entry's own).
+   */
+  private InferenceRecord(Builder b, Map<String, String> attributes, List<Event> events, List<LayerTime> layers) {
     this.batching = b.batching;
     this.timestamp = b.timestamp;
     this.requestId = b.requestId;
@@ -138,16 +142,30 @@ public final class InferenceRecord {
     this.inputFlags = b.inputFlags; // an unmodifiable copy the builder made
     this.inputDigest = b.inputDigest;
     this.outputFlags = b.outputFlags;
-    this.events = b.events.isEmpty() ? List.of() : List.copyOf(b.events);
-    this.layers = b.layers.isEmpty() ? List.of() : List.copyOf(b.layers);
-    this.attributes =
-        b.attributes.isEmpty()
-            ? Map.of()
-            : Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
+    this.events = events;
+    this.layers = layers;
+    this.attributes = attributes;
   }
 
   static {
-    TracerFactory.install(Builder::check); // the engine checks entries on the caller with this rule
+    // the engine checks entries on the caller with this rule, and the worker builds records from them with
+    // the assembly below
+    TracerFactory.install(Builder::check, InferenceRecord::assemble);
+  }
+
+  /**
+   * The dispatcher's build of a record from a pooled entry (issue 22): the builder carries the plain values,
+   * the entry's attributes, events and layers are copied once, straight into this record's immutable
+   * collections, with no builder collection in between. No checks: the entry ran {@link Builder#check} on the
+   * caller. The entry is reset and reused afterwards, so nothing of it may be kept here.
+   */
+  private static InferenceRecord assemble(Builder b, String[] keys, String[] values, int attributeCount,
+      @Nullable List<Event> events, @Nullable List<LayerTime> layers) {
+    return new InferenceRecord(b, RecordAttributes.copyOf(keys, values, attributeCount), copy(events), copy(layers));
+  }
+
+  private static <T> List<T> copy(@Nullable List<T> list) {
+    return list == null || list.isEmpty() ? List.of() : List.copyOf(list);
   }
 
   /** Starts a record for the given request and model; both are required. */
@@ -289,9 +307,10 @@ public final class InferenceRecord {
     private Set<InputFlag> inputFlags = Collections.emptySet();
     private @Nullable String inputDigest;
     private Set<OutputFlag> outputFlags = Collections.emptySet();
-    private final List<Event> events = new ArrayList<>(0);
-    private final List<LayerTime> layers = new ArrayList<>(0);
-    private final Map<String, String> attributes = new LinkedHashMap<>();
+    /** Made on first use: a builder that carries none allocates none. */
+    private @Nullable List<Event> events;
+    private @Nullable List<LayerTime> layers;
+    private @Nullable Map<String, String> attributes;
     private SharedLaunch.@Nullable Summary batching;
 
     private Builder(String requestId, String modelName) {
@@ -332,9 +351,15 @@ public final class InferenceRecord {
       inputFlags = r.inputFlags;
       inputDigest = r.inputDigest;
       outputFlags = r.outputFlags;
-      events.addAll(r.events);
-      layers.addAll(r.layers);
-      attributes.putAll(r.attributes);
+      if (!r.events.isEmpty()) {
+        events = new ArrayList<>(r.events);
+      }
+      if (!r.layers.isEmpty()) {
+        layers = new ArrayList<>(r.layers);
+      }
+      if (!r.attributes.isEmpty()) {
+        attributes = new LinkedHashMap<>(r.attributes);
+      }
       batching = r.batching;
     }
 
@@ -412,12 +437,23 @@ public final class InferenceRecord {
     /** The request's shared launches, summed up; null: none. */
     public Builder batching(SharedLaunch.@Nullable Summary summary) { batching = summary; return this; }
 
-    public Builder addEvent(Event e) { events.add(Objects.requireNonNull(e, "event")); return this; }
-    public Builder addLayer(LayerTime l) { layers.add(Objects.requireNonNull(l, "layer")); return this; }
+    public Builder addEvent(Event e) {
+      Objects.requireNonNull(e, "event");
+      (events != null ? events : (events = new ArrayList<>(4))).add(e);
+      return this;
+    }
+
+    public Builder addLayer(LayerTime l) {
+      Objects.requireNonNull(l, "layer");
+      (layers != null ? layers : (layers = new ArrayList<>(8))).add(l);
+      return this;
+    }
 
     /** Adds or replaces one user attribute. */
     public Builder attribute(String key, String value) {
-      attributes.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+      (attributes != null ? attributes : (attributes = new LinkedHashMap<>())).put(key, value);
       return this;
     }
 
@@ -434,7 +470,8 @@ public final class InferenceRecord {
     public InferenceRecord build() {
       check(latencyMs, inputTokens, outputTokens, maxTokens, temperature, topP,
           queueMs, preprocessMs, inferMs, gpuMs, decodeMs, postprocessMs, ttftMs, tpotMs);
-      return new InferenceRecord(this);
+      return new InferenceRecord(this, attributes == null ? Map.of() : RecordAttributes.copyOf(attributes),
+          copy(events), copy(layers));
     }
 
     /**

@@ -205,16 +205,24 @@ final class RecordEntry implements PendingRecord {
   }
 
   /**
-   * The immutable record, the entry unchanged, for the worker; only after {@link #check()} passed. Since the
-   * record has no constructor from an entry, this is {@link #build()}: one path fills the builder.
+   * The immutable record, the entry unchanged, for the worker; only after {@link #check()} passed. The
+   * builder carries the plain values only: the entry's attributes, events and layers go straight into the
+   * record's own immutable copies ({@link TracerFactory.RecordAssembly}), one copy each, where the builder's
+   * {@code LinkedHashMap} and the record's copy of it made two (issue 22).
    */
   InferenceRecord buildChecked() {
-    return build();
+    resolveInput();
+    return assemble();
   }
 
-  /** The immutable record through its builder (every check), the entry unchanged. */
+  /** The immutable record with every check of {@link InferenceRecord.Builder#build()}, the entry unchanged. */
   InferenceRecord build() {
     resolveInput();
+    check();
+    return assemble();
+  }
+
+  private InferenceRecord assemble() {
     InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
         .timestamp(instant(timestampEpochNanos))
         .status(status)
@@ -247,19 +255,14 @@ final class RecordEntry implements PendingRecord {
     for (int i = 0; i < STAGES.length; i++) {
       b.stageMs(STAGES[i], stageMs[i]);
     }
-    if (events != null) {
-      events.forEach(b::addEvent);
-    }
-    if (layers != null) {
-      layers.forEach(b::addLayer);
-    }
     String[] k = keys;
     String[] v = values;
-    for (int i = 0; i < attributeCount && k != null && v != null; i++) {
-      b.attribute(k[i], v[i]);
-    }
-    return b.build();
+    return k == null || v == null
+        ? TracerFactory.recordAssembly().build(b, NO_STRINGS, NO_STRINGS, 0, events, layers)
+        : TracerFactory.recordAssembly().build(b, k, v, attributeCount, events, layers);
   }
+
+  private static final String[] NO_STRINGS = {};
 
   /** See {@link DeferredInspection#resolve}. */
   void resolveInput() {

@@ -64,27 +64,58 @@ public final class TracerFactory {
         double postprocessMs, double ttftMs, double tpotMs);
   }
 
+  /**
+   * How the worker makes a record from a pooled entry ({@code InferenceRecord}'s private assembly, installed
+   * with the value rule): the builder's plain values plus the entry's attributes (the first {@code
+   * attributeCount} of {@code keys} and {@code values}, distinct keys in insertion order), events and layers
+   * (null: none), which it copies once into the record's own immutable collections and does not keep. No
+   * checks: the entry passed the value rule on the caller.
+   */
+  @FunctionalInterface
+  public interface RecordAssembly {
+    InferenceRecord build(InferenceRecord.Builder values, String[] keys, String[] attributeValues, int attributeCount,
+        @Nullable List<InferenceRecord.Event> events, @Nullable List<InferenceRecord.LayerTime> layers);
+  }
+
   private static volatile @Nullable ValueRule valueRule;
+  private static volatile @Nullable RecordAssembly recordAssembly;
 
   /** Called once, by {@code InferenceRecord}'s static initialiser. */
-  public static void install(ValueRule rule) {
+  public static void install(ValueRule rule, RecordAssembly assembly) {
+    recordAssembly = Objects.requireNonNull(assembly, "assembly");
     valueRule = Objects.requireNonNull(rule, "rule");
   }
 
   static ValueRule valueRule() {
     ValueRule r = valueRule;
     if (r == null) {
-      try {
-        Class.forName(InferenceRecord.class.getName(), true, InferenceRecord.class.getClassLoader());
-      } catch (ClassNotFoundException e) {
-        throw new IllegalStateException(e);
-      }
+      initialiseRecord();
       r = valueRule;
       if (r == null) {
         throw new IllegalStateException("InferenceRecord did not install its value rule");
       }
     }
     return r;
+  }
+
+  static RecordAssembly recordAssembly() {
+    RecordAssembly a = recordAssembly;
+    if (a == null) {
+      initialiseRecord();
+      a = recordAssembly;
+      if (a == null) {
+        throw new IllegalStateException("InferenceRecord did not install its record assembly");
+      }
+    }
+    return a;
+  }
+
+  private static void initialiseRecord() {
+    try {
+      Class.forName(InferenceRecord.class.getName(), true, InferenceRecord.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The most input and output characters queued entries keep for the worker to inspect. */

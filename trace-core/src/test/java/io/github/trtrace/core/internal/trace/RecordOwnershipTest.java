@@ -1,0 +1,85 @@
+package io.github.trtrace.core.internal.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import io.github.trtrace.core.InferenceRecord;
+import io.github.trtrace.core.Status;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worker builds a record from a pooled entry and gives the entry back to the pool at once; the entry is
+ * then filled again for another request. The record handed out must not share anything mutable with the
+ * entry: a later reuse (or reset) of the entry cannot change a record already built from it.
+ */
+class RecordOwnershipTest {
+  private static final ListenerEnds.Failures NO_FAILURES = (listener, callback, requestId, e) -> {};
+
+  @Test
+  void aRecordKeepsItsValuesWhenItsPooledEntryIsFilledAgain() {
+    RecordEntry.Pool pool = new RecordEntry.Pool(4, NO_FAILURES);
+    RecordEntry first = pool.take();
+    fill(first, "req-1", 3);
+    first.attribute("tenant", "acme-replaced"); // replaces in place: keeps its first position
+    first.addEvent(new InferenceRecord.Event("tensorrt.warning", "warning", "first", 1.5));
+    first.addLayer(new InferenceRecord.LayerTime("conv1", 0.25, 2));
+    InferenceRecord built = first.toRecord(); // the worker's call: builds, then gives the entry back
+
+    RecordEntry again = pool.take();
+    assertThat(again).as("the pool hands the same entry out again").isSameAs(first);
+    fill(again, "req-2", 0);
+    again.attribute("tenant", "other");
+    again.attribute("zone", "eu");
+    again.attribute("attr.0", "overwritten");
+    again.addEvent(new InferenceRecord.Event("tensorrt.error", "error", "second", 2.5));
+    again.addLayer(new InferenceRecord.LayerTime("conv2", 0.5, 1));
+    InferenceRecord second = again.toRecord();
+
+    assertThat(built.requestId()).isEqualTo("req-1");
+    assertThat(built.attributes()).containsExactly(
+        entry("tenant", "acme-replaced"), entry("route", "/v1/chat"),
+        entry("attr.0", "v0"), entry("attr.1", "v1"), entry("attr.2", "v2"));
+    assertThat(built.events()).extracting(InferenceRecord.Event::message).containsExactly("first");
+    assertThat(built.layers()).extracting(InferenceRecord.LayerTime::name).containsExactly("conv1");
+    assertThat(second.attributes()).containsExactly(
+        entry("tenant", "other"), entry("route", "/v1/chat"), entry("zone", "eu"), entry("attr.0", "overwritten"));
+    assertThat(second.events()).extracting(InferenceRecord.Event::message).containsExactly("second");
+  }
+
+  @Test
+  void aRecordKeepsItsValuesWhenItsEntryIsReset() {
+    RecordEntry.Pool pool = new RecordEntry.Pool(4, NO_FAILURES);
+    for (int attributes : new int[] {0, 1, 16, 17, 40}) {
+      RecordEntry e = pool.take();
+      fill(e, "req-" + attributes, attributes);
+      e.addEvent(new InferenceRecord.Event("k", "info", "m", 0));
+      InferenceRecord built = e.build(); // the caller's path (listeners, sampled out): the entry stays
+      Map<String, String> expected = new LinkedHashMap<>(built.attributes());
+      e.reset();
+      fill(e, "other", 2);
+      e.attribute("tenant", "changed");
+      assertThat(built.attributes()).as("%d attributes", attributes).containsExactlyEntriesOf(expected);
+      assertThat(built.attributes()).hasSize(attributes + 2);
+      assertThat(built.attributes().get("tenant")).isEqualTo("acme");
+      assertThat(built.events()).hasSize(1);
+      e.discard();
+    }
+  }
+
+  /** Two attributes (tenant, route) and then {@code extra} more, in that order. */
+  static void fill(RecordEntry e, String requestId, int extra) {
+    e.requestId = requestId;
+    e.modelName = "llama-8b";
+    e.timestampEpochNanos = 1_780_000_000_123_456_000L;
+    e.status = Status.SUCCESS;
+    e.latencyMs = 41.7;
+    e.inputTokens = 12;
+    e.attribute("tenant", "acme");
+    e.attribute("route", "/v1/chat");
+    for (int i = 0; i < extra; i++) {
+      e.attribute("attr." + i, "v" + i);
+    }
+  }
+}
