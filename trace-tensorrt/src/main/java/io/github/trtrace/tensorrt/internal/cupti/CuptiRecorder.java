@@ -44,9 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>The activity kinds are process-wide: while enabled, CUPTI records every kernel of the process. So they are
  * enabled only around recorded launches: the first {@link #begin} enables them (on the launching thread: the launch
  * needs them), and after the last {@link #completed} the recorder's thread disables them ({@link #release}: a
- * toggle costs about 0.6 ms), {@link #LINGER_NANOS} after the last one completed, so that recorded launches close
- * together share one enable; launches that are not recorded run with CUPTI's activity collection off, but for the
- * linger. Work of other launches overlapping a recorded one is recorded too and counted as uncorrelated.
+ * toggle costs about 0.6 ms); launches that are not recorded run with CUPTI's activity collection off, but for the
+ * moment between. Work of other launches overlapping a recorded one is recorded too and counted as uncorrelated.
  */
 public final class CuptiRecorder implements LaunchRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(CuptiRecorder.class);
@@ -88,15 +87,6 @@ public final class CuptiRecorder implements LaunchRecorder {
   private final LongAdder recorderToggleNanos = new LongAdder();
   /** The last recorded launch in flight completed: the recorder's thread disables the kinds (under kindsLock). */
   private boolean disableWanted;
-  /** When the last recorded launch in flight completed (under kindsLock). */
-  private long idleSince;
-  /**
-   * How long the kinds stay on after the last recorded launch completed, so that recorded launches close together
-   * (a high sampling rate, one request's launches) do not each pay a toggle: run 9 on the H200, with the disable on
-   * this thread at once, still paid 932 us of toggling per recorded launch at 100 %. The price: the launches of
-   * those 2 ms that are not recorded run with CUPTI's activity on (their work counted uncorrelated).
-   */
-  static final long LINGER_NANOS = 2_000_000L;
 
   private record Completion(long launchId, SharedLaunch.ActivityLog log, long nanos) {}
 
@@ -252,7 +242,6 @@ public final class CuptiRecorder implements LaunchRecorder {
     synchronized (kindsLock) {
       if (--inFlight == 0 && kindsEnabled) {
         disableWanted = true;
-        idleSince = System.nanoTime();
         wake = true;
       }
     }
@@ -263,25 +252,19 @@ public final class CuptiRecorder implements LaunchRecorder {
 
   /**
    * On the recorder's thread: disables the kinds when the last recorded launch asked for it and none began since.
-   * Not before {@link #LINGER_NANOS} after the last one completed; until then, launches that are not recorded run with
-   * the kinds on (their work counted uncorrelated). Returns how long to wait before looking again (MAX_VALUE: no
-   * disable pending).
+   * Until then, launches that are not recorded run with the kinds on (their work counted uncorrelated): at most one
+   * turn of this thread after the last recorded launch completed.
    */
-  private long disableIfIdle() {
+  private void disableIfIdle() {
     synchronized (kindsLock) {
       if (disableWanted && inFlight == 0 && kindsEnabled) {
         long t0 = System.nanoTime();
-        long wait = LINGER_NANOS - (t0 - idleSince);
-        if (wait > 0) {
-          return wait; // still within the linger: look again then
-        }
         disableKinds();
         recorderToggleNanos.add(System.nanoTime() - t0);
         toggles.increment();
         kindsEnabled = false;
       }
       disableWanted = false;
-      return Long.MAX_VALUE;
     }
   }
 
@@ -329,7 +312,7 @@ public final class CuptiRecorder implements LaunchRecorder {
     List<ActivityRow> batch = new ArrayList<>();
     while (true) {
       try {
-        long lingerLeft = disableIfIdle();
+        disableIfIdle();
         CompletableFuture<Void> forced = flushes.poll();
         long now = System.nanoTime();
         for (Completion c; (c = completions.poll()) != null; ) {
@@ -350,7 +333,7 @@ public final class CuptiRecorder implements LaunchRecorder {
           forced.complete(null);
           continue;
         }
-        LockSupport.parkNanos(Math.min(lingerLeft, joiner.pending() > 0 ? 5_000_000L : 50_000_000L));
+        LockSupport.parkNanos(joiner.pending() > 0 ? 5_000_000L : 50_000_000L);
       } catch (RuntimeException | LinkageError e) {
         warned.warn("worker", "trtrace: kernel record worker failed once and goes on: {}", e.toString());
         LockSupport.parkNanos(50_000_000L);
