@@ -83,7 +83,7 @@ final class ExplainText {
     if (l == null) {
       return;
     }
-    String engine = l.engine() == null ? "no fingerprint" : "engine " + l.engine().substring(0, Math.min(12, l.engine().length()));
+    String engine = l.engineLabel();
     if (l.otherEngine() > 0) {
       out.printf(Locale.ROOT, "  WARNING the build report (%s) is not of the engine that ran %d of its recorded launches;"
           + " those are left out of the layer table%n", engine, l.otherEngine());

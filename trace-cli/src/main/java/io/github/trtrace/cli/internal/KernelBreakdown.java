@@ -38,7 +38,12 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
    * @param networkLayers for each listed layer, the network layers the report says it absorbed (may be empty)
    */
   record Layers(@Nullable String engine, int matched, int kernels, int otherEngine, List<Kernel> slowest,
-      Map<String, List<String>> networkLayers) {}
+      Map<String, List<String>> networkLayers) {
+    /** The report's engine as explain and the HTML report name it: its fingerprint's first 12 characters. */
+    String engineLabel() {
+      return engine == null ? "no fingerprint" : "engine " + engine.substring(0, Math.min(12, engine.length()));
+    }
+  }
 
   /** What to say of the incomplete lists, or "" when none: "; 2 of these lists are incomplete (...)". */
   String incompleteNote() {

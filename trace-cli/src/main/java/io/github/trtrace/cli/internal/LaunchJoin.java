@@ -58,14 +58,10 @@ final class LaunchJoin {
     this.latency = latency;
   }
 
-  static LaunchJoin read(String requestId, List<Path> files, boolean progress) throws IOException {
-    return read(requestId, files, progress, null);
-  }
-
   /**
-   * As {@link #read(String, List, boolean)}, each kernels line also joined with {@code report}'s engine layers
-   * ({@link BuildReport#layersOfKernels}) before it is compacted; {@link #report} says whether the report is of the
-   * request's engine.
+   * Reads {@code files} in one pass for {@code requestId}; with a {@code report}, each kernels line is also joined
+   * with its engine layers ({@link BuildReport#layersOfKernels}) before it is compacted (whether the report is of the
+   * request's engine is judged by the reader of {@link #report}).
    */
   static LaunchJoin read(String requestId, List<Path> files, boolean progress, @Nullable BuildReport report)
       throws IOException {
@@ -146,14 +142,10 @@ final class LaunchJoin {
   /** Activities of a kernels line kept per launch: its kernels aggregated by name, the slowest this many. */
   static final int KEPT_KERNELS = 32;
 
-  /** A copy of a kernels line with its kernels summed by name, the {@value #KEPT_KERNELS} slowest kept. */
-  static LaunchLine compact(LaunchLine line) {
-    return compact(line, null);
-  }
-
   /**
-   * As {@link #compact(LaunchLine)}; with a build report, the line's kernels (in their order, before they are summed)
-   * also summed by the engine layer that ran each, the {@value #KEPT_KERNELS} largest kept.
+   * A copy of a kernels line with its kernels summed by name, the {@value #KEPT_KERNELS} slowest kept; with a build
+   * report, the line's kernels (in their order, before they are summed) also summed by the engine layer that ran
+   * each, the {@value #KEPT_KERNELS} largest kept.
    */
   static LaunchLine compact(LaunchLine line, @Nullable BuildReport report) {
     java.util.Map<String, Double> byName = new java.util.HashMap<>();

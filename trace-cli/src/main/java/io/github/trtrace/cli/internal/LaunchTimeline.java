@@ -62,7 +62,7 @@ final class LaunchTimeline {
     if (l == null) {
       return;
     }
-    String engine = l.engine() == null ? "no fingerprint" : "engine " + l.engine().substring(0, Math.min(12, l.engine().length()));
+    String engine = l.engineLabel();
     if (l.otherEngine() > 0) {
       h.append("<p class=\"sub\">The build report (").append(Html.esc(engine)).append(") is not of the engine that ran ")
           .append(l.otherEngine()).append(" of its recorded launches; those are left out of the layer table.</p>");

@@ -222,7 +222,7 @@ public final class LogAnalysis {
 
   /** Writes the {@code trtrace report} HTML page for these files to {@code html}. */
   public void writeHtml(Path html) throws IOException {
-    writeHtml(html, null, false);
+    writeHtml(html, null, false, null);
   }
 
   /**
@@ -235,13 +235,9 @@ public final class LogAnalysis {
 
   /**
    * Writes the report; with {@code request}, a section on that request ({@code explain}'s sentence, its launches on a
-   * timeline with its neighbours), read in a second pass over the files. Returns whether the request was found.
+   * timeline with its neighbours), read in a second pass over the files, its kernels also joined with {@code
+   * report}'s engine layers when one is given. Returns whether the request was found.
    */
-  boolean writeHtml(Path html, @Nullable String request, boolean progress) throws IOException {
-    return writeHtml(html, request, progress, null);
-  }
-
-  /** As {@link #writeHtml(Path, String, boolean)}, the request's kernels also joined with {@code report}'s layers. */
   boolean writeHtml(Path html, @Nullable String request, boolean progress,
       io.github.trtrace.tensorrt.model.build.@Nullable BuildReport report) throws IOException {
     String sources = files.size() == 1 ? files.get(0).toString() : files.size() + " files (" + files.get(0) + ", ...)";
