@@ -3,19 +3,12 @@ package io.github.trtrace.cli.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,27 +21,15 @@ import org.junit.jupiter.api.io.TempDir;
  * the long prompts as the victim's culprits, and every launch and record conserves the measured GPU time.
  */
 class H200BatchedLogTest {
-  static final ObjectMapper MAPPER = new ObjectMapper();
   @TempDir static Path dir;
 
   @BeforeAll
   static void copy() throws IOException {
-    for (String f : List.of("batched-records.jsonl.gz", "batched-launches.jsonl.gz")) {
-      try (InputStream in = H200BatchedLogTest.class.getResourceAsStream("/h200-batched/" + f)) {
-        Files.copy(in, dir.resolve(f));
-      }
-    }
+    Fixtures.copy("h200-batched", dir, "batched-records.jsonl.gz", "batched-launches.jsonl.gz");
   }
 
   static List<JsonNode> lines(String file) throws IOException {
-    List<JsonNode> out = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        new GZIPInputStream(Files.newInputStream(dir.resolve(file))), StandardCharsets.UTF_8))) {
-      for (String l; (l = r.readLine()) != null; ) {
-        out.add(MAPPER.readTree(l));
-      }
-    }
-    return out;
+    return Fixtures.gzipJsonLines(dir.resolve(file));
   }
 
   @Test

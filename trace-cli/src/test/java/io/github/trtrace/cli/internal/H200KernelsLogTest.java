@@ -3,11 +3,7 @@ package io.github.trtrace.cli.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +14,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,22 +39,11 @@ class H200KernelsLogTest {
 
   @BeforeAll
   static void copy() throws IOException {
-    for (String f : FILES) {
-      try (InputStream in = H200KernelsLogTest.class.getResourceAsStream("/h200-kernels/" + f)) {
-        Files.copy(in, dir.resolve(f));
-      }
-    }
+    Fixtures.copy("h200-kernels", dir, FILES.toArray(String[]::new));
   }
 
   static List<JsonNode> lines(String file) throws IOException {
-    List<JsonNode> out = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        new GZIPInputStream(Files.newInputStream(dir.resolve(file))), StandardCharsets.UTF_8))) {
-      for (String l; (l = r.readLine()) != null; ) {
-        out.add(H200BatchedLogTest.MAPPER.readTree(l));
-      }
-    }
-    return out;
+    return Fixtures.gzipJsonLines(dir.resolve(file));
   }
 
   /** What a request's recorded launches ran, summed from the file: launch time (gpu_ms) and ms by kernel name. */
@@ -200,12 +184,8 @@ class H200KernelsLogTest {
 
   /** The run's build report of the engine those launches ran (fingerprint 97bf21ee...), unzipped into {@code at}. */
   static Path buildReport(Path at) throws IOException {
-    Path report = at.resolve("transformer-batched.plan.build.json");
-    try (InputStream in = new GZIPInputStream(
-        H200KernelsLogTest.class.getResourceAsStream("/h200-kernels/transformer-batched.plan.build.json.gz"))) {
-      Files.copy(in, report, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-    return report;
+    return Fixtures.gunzip("/h200-kernels/transformer-batched.plan.build.json.gz",
+        at.resolve("transformer-batched.plan.build.json"));
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.github.trtrace.cli.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,11 +26,7 @@ class SyntheticKernelsLogTest {
 
   @BeforeAll
   static void copy() throws IOException {
-    for (String f : List.of("SYNTHETIC-kernels-records.jsonl", "SYNTHETIC-kernels-launches.jsonl")) {
-      try (InputStream in = SyntheticKernelsLogTest.class.getResourceAsStream("/synthetic-kernels/" + f)) {
-        Files.copy(in, dir.resolve(f));
-      }
-    }
+    Fixtures.copy("synthetic-kernels", dir, "SYNTHETIC-kernels-records.jsonl", "SYNTHETIC-kernels-launches.jsonl");
   }
 
   @Test
