@@ -4,7 +4,6 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ObjIntConsumer;
 import org.bytedeco.cuda.cudart.CUctx_st;
@@ -18,14 +17,15 @@ import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.javacpp.SizeTPointer;
 
 /**
- * CUPTI's activity buffers for {@link CuptiRecorder}: gives CUPTI a buffer when it asks (bounded: beyond {@value
- * #MAX_BUFFERS} outstanding, none, and CUPTI drops and counts), and copies each completed buffer's records into
- * {@link ActivityRow}s on a bounded queue (drops counted) before freeing it, on whatever thread CUPTI calls back
- * on. Never throws into CUPTI: a failure is said once and counted.
+ * CUPTI's activity buffers for {@link CuptiRecorder}: gives CUPTI a buffer when it asks (reused, bounded: beyond
+ * {@value #MAX_BUFFERS}, none, and CUPTI drops and counts; {@link BufferPool}), and copies each completed buffer's
+ * records into {@link ActivityRow}s on a bounded queue (drops counted) before giving it back, on whatever thread
+ * CUPTI calls back on. Never throws into CUPTI: a failure is said once and counted.
  */
 final class CuptiBuffers {
   static final int BUFFER_BYTES = 1 << 20;
   static final int MAX_BUFFERS = 32;
+  static final int WARM_BUFFERS = 4;
   static final int ROW_QUEUE = 64 * 1024;
 
   private final CuptiRecords records;
@@ -33,7 +33,7 @@ final class CuptiBuffers {
   private final ObjIntConsumer<String> check;
   private final ArrayBlockingQueue<ActivityRow> rows = new ArrayBlockingQueue<>(ROW_QUEUE);
   private final Map<Long, BytePointer> buffers = new ConcurrentHashMap<>();
-  private final AtomicInteger outstanding = new AtomicInteger();
+  private final BufferPool<BytePointer> pool;
   private final LongAdder queueDropped = new LongAdder();
   private final LongAdder cuptiDropped = new LongAdder();
   private final RequestBuffer request = new RequestBuffer();
@@ -46,6 +46,25 @@ final class CuptiBuffers {
     this.records = records;
     this.warned = warned;
     this.check = check;
+    this.pool = new BufferPool<>(MAX_BUFFERS, !"false".equals(System.getProperty("trtrace.cupti.reuseBuffers")),
+        CuptiBuffers::newBuffer, BytePointer::close);
+  }
+
+  /** A buffer for CUPTI: malloc (16-byte aligned; CUPTI needs 8), every page touched so CUPTI's writes do not fault. */
+  private static BytePointer newBuffer() {
+    BytePointer b = new BytePointer((long) BUFFER_BYTES);
+    b.fill(0);
+    return b;
+  }
+
+  /** Makes the first buffers ahead of the first recorded launch (off the launch path). */
+  void warm() {
+    pool.warm(WARM_BUFFERS);
+  }
+
+  /** CUPTI's buffer requests so far: how many, how many reused, how long they took. */
+  BufferStats bufferStats() {
+    return pool.stats();
   }
 
   /** The callback that gives CUPTI a buffer (keep a reference while CUPTI runs). */
@@ -73,19 +92,21 @@ final class CuptiBuffers {
     return cuptiDropped.sum();
   }
 
-  /** Gives CUPTI a buffer (1 MiB, at most {@value #MAX_BUFFERS} outstanding; beyond, none: CUPTI drops and counts). */
+  /**
+   * Gives CUPTI a buffer (1 MiB, reused: {@link BufferPool}; at most {@value #MAX_BUFFERS} exist; beyond, none: CUPTI
+   * drops and counts).
+   */
   private final class RequestBuffer extends CUpti_BuffersCallbackRequestFunc {
     @Override
     public void call(PointerPointer buffer, SizeTPointer size, SizeTPointer maxNumRecords) {
       try {
         maxNumRecords.put(0L, 0L);
-        if (outstanding.incrementAndGet() > MAX_BUFFERS) {
-          outstanding.decrementAndGet();
+        BytePointer b = pool.take();
+        if (b == null) {
           buffer.put(0L, (Pointer) null);
           size.put(0L, 0L);
           return;
         }
-        BytePointer b = new BytePointer((long) BUFFER_BYTES); // malloc: 16-byte aligned (CUPTI needs 8)
         buffers.put(b.address(), b);
         buffer.put(0L, b);
         size.put(0L, (long) BUFFER_BYTES);
@@ -96,7 +117,7 @@ final class CuptiBuffers {
     }
   }
 
-  /** Copies a completed buffer's records into rows, counts CUPTI's drops, frees the buffer. */
+  /** Copies a completed buffer's records into rows, counts CUPTI's drops, gives the buffer back to the pool. */
   private final class BufferCompleted extends CUpti_BuffersCallbackCompleteFunc {
     @Override
     public void call(CUctx_st context, int streamId, BytePointer buffer, long size, long validSize) {
@@ -122,8 +143,7 @@ final class CuptiBuffers {
         if (buffer != null) {
           BytePointer b = buffers.remove(buffer.address());
           if (b != null) {
-            outstanding.decrementAndGet();
-            b.close();
+            pool.give(b);
           }
         }
       }

@@ -148,6 +148,7 @@ public final class CuptiRecorder implements LaunchRecorder {
     if (rc != cupti.CUPTI_SUCCESS) {
       return "cuptiSubscribe failed: " + result(rc);
     }
+    buffers.warm();
     rc = cupti.cuptiActivityRegisterCallbacks(buffers.request(), buffers.completed());
     if (rc != cupti.CUPTI_SUCCESS) {
       unsubscribe();
@@ -306,6 +307,11 @@ public final class CuptiRecorder implements LaunchRecorder {
   @Override
   public RecorderStats stats() {
     return stats;
+  }
+
+  @Override
+  public BufferStats bufferStats() {
+    return buffers.bufferStats();
   }
 
   private void run() {

@@ -56,4 +56,9 @@ public interface LaunchRecorder {
 
   /** Counters: launches written, activities recorded, and every loss by cause. */
   RecorderStats stats();
+
+  /** CUPTI's buffer requests so far (none for a recorder that is off). */
+  default BufferStats bufferStats() {
+    return BufferStats.NONE;
+  }
 }
