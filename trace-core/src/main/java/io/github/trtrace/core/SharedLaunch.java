@@ -229,11 +229,13 @@ public interface SharedLaunch extends AutoCloseable {
    * log.write(launchId, activities, 0);
    * // or when it stopped waiting with 2 work-issuing calls still owing their records:
    * log.write(launchId, activities, 0, false, 2);
+   * // with the host's part of the launch's GPU window (from the recorder's API-call records), in nanoseconds:
+   * log.write(launchId, activities, 0, true, 0, 41_000, 35_000);
    * }</pre>
    */
   interface ActivityLog {
     /** A log that writes nothing (a tracer without a launch log). */
-    ActivityLog NONE = (launchId, activities, notListed, complete, unmatchedCalls) -> false;
+    ActivityLog NONE = (launchId, activities, notListed, complete, unmatchedCalls, leadInNanos, hostWaitNanos) -> false;
 
     /**
      * Queues one {@code kernels} line for launch {@code launchId}: {@code activities} in start order (copied),
@@ -242,10 +244,23 @@ public interface SharedLaunch extends AutoCloseable {
      * and when not, {@code unmatchedCalls}: the launch's work-issuing API calls whose GPU record had not come
      * (written as {@code unmatched_calls}; 0 when what was missing was the end of the launch's API calls).
      *
+     * <p>Where the recorder also knows when the host made the launch's API calls (on the activities' clock):
+     * {@code leadInNanos}, from the end of the launch's first API call (an engine timing the launch: recording its
+     * start event) to the start of its first activity, written as {@code lead_in_ms}; and {@code hostWaitNanos}, how
+     * long of that lead-in and of the gaps between activities the device had nothing to run because the host had
+     * not yet issued the next activity (the gap up to the end of the call that issued it), written as {@code
+     * host_wait_ms}. Negative: not known, not written.
+     *
      * @return false when not queued (no launch log, queue full or closed)
      */
     boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed, boolean complete,
-        int unmatchedCalls);
+        int unmatchedCalls, long leadInNanos, long hostWaitNanos);
+
+    /** {@link #write(long, java.util.List, int, boolean, int, long, long)} without the host's timing. */
+    default boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed, boolean complete,
+        int unmatchedCalls) {
+      return write(launchId, activities, notListed, complete, unmatchedCalls, -1, -1);
+    }
 
     /** {@link #write(long, java.util.List, int, boolean, int)} of a launch whose records all came. */
     default boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed) {

@@ -172,6 +172,29 @@ class LaunchLogTest {
   }
 
   @Test
+  void aKernelsLineCarriesTheHostsPartOfTheWindowWhenTheRecorderKnowsIt() throws Exception {
+    Path log = dir.resolve("host-kernels.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      long id;
+      SharedLaunch.ActivityLog activities;
+      try (SharedLaunch l = f.tracer.launch(null)) {
+        id = l.id();
+        activities = l.activityLog();
+      }
+      List<SharedLaunch.GpuActivity> one = List.of(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k",
+          10, 20, 1, 1, 1, 32, 1, 1, 0));
+      assertThat(activities.write(id, one, 0, true, 0, 41_000, 35_000)).isTrue(); // ms to 3 decimals, as every duration
+      assertThat(activities.write(id + 1, one, 0, true, 0, -1, -1)).isTrue();
+      f.tracer.flush().join();
+      List<JsonNode> lines = read(log); // schema-valid
+      assertThat(lines.get(1).get("lead_in_ms").asDouble()).isEqualTo(0.041);
+      assertThat(lines.get(1).get("host_wait_ms").asDouble()).isEqualTo(0.035);
+      assertThat(lines.get(2).has("lead_in_ms")).as("not known: not written").isFalse();
+      assertThat(lines.get(2).has("host_wait_ms")).isFalse();
+    }
+  }
+
+  @Test
   void aKernelsLineListsAtMostItsBoundAndCountsTheRestWithTheRecordersOwn() throws Exception {
     Path log = dir.resolve("many-kernels.log");
     try (BatchFixture f = new BatchFixture(log, false)) {

@@ -73,7 +73,7 @@ public final class LaunchLog implements AutoCloseable {
    * recorder saw them all come (when not, how many work-issuing calls still owed a record).
    */
   record ActivityLine(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
-      boolean complete, int unmatchedCalls) {}
+      boolean complete, int unmatchedCalls, long leadInNanos, long hostWaitNanos) {}
 
   /**
    * @param sink a {@link io.github.trtrace.core.sink.JsonLinesFileSink}, owned (closed) by this log
@@ -116,10 +116,11 @@ public final class LaunchLog implements AutoCloseable {
    * {@code epochNanos}: the tracer's wall clock now (the line's timestamp).
    */
   boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
-      boolean complete, int unmatchedCalls) {
+      boolean complete, int unmatchedCalls, long leadInNanos, long hostWaitNanos) {
     int listed = Math.min(list.size(), MAX_ACTIVITIES);
     ActivityLine a = new ActivityLine(launchId, epochNanos, List.copyOf(list.subList(0, listed)),
-        Math.max(0, notListed) + (list.size() - listed), complete, complete ? 0 : Math.max(0, unmatchedCalls));
+        Math.max(0, notListed) + (list.size() - listed), complete, complete ? 0 : Math.max(0, unmatchedCalls),
+        leadInNanos, hostWaitNanos);
     offered.increment();
     if (closed || !activities.offer(a)) {
       dropped.increment();
@@ -380,6 +381,12 @@ public final class LaunchLog implements AutoCloseable {
     }
     if (a.notListed() > 0) {
       j.name("activities_truncated").value(a.notListed());
+    }
+    if (a.leadInNanos() >= 0) {
+      j.name("lead_in_ms").value(a.leadInNanos() / 1e6);
+    }
+    if (a.hostWaitNanos() >= 0) {
+      j.name("host_wait_ms").value(a.hostWaitNanos() / 1e6);
     }
     j.name("complete").value(a.complete());
     if (!a.complete()) {

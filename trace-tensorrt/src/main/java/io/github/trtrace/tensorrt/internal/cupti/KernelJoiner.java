@@ -249,8 +249,16 @@ public final class KernelJoiner {
     for (ActivityRow r : a.rows) {
       list.add(activity(r));
     }
+    long leadIn = -1;
+    long hostWait = -1;
+    long first = a.calls.firstCallEnd();
+    if (complete && a.notListed == 0 && first >= 0 && !a.rows.isEmpty()) {
+      leadIn = Math.max(0, a.rows.get(0).startNs() - first);
+      hostWait = hostWait(a.rows, a.calls, first);
+    }
     SharedLaunch.ActivityLog log = a.log;
-    if (log == null || !log.write(launchId, list, a.notListed, complete, complete ? 0 : a.calls.unmatched())) {
+    if (log == null
+        || !log.write(launchId, list, a.notListed, complete, complete ? 0 : a.calls.unmatched(), leadIn, hostWait)) {
       launchesDropped++;
       return false;
     }
@@ -261,6 +269,25 @@ public final class KernelJoiner {
     activities += list.size();
     truncated += a.notListed;
     return true;
+  }
+
+  /**
+   * The time the device had nothing to run because the host had not yet issued the next activity: for each activity
+   * (in start order), the part of the gap since the previous one ended (the first: since {@code firstCallEnd}, the
+   * launch's first API call) that lies before the call that issued it returned. The rest of a gap is the device's own
+   * (launch latency, dependencies). Activities whose call is unknown add nothing.
+   */
+  static long hostWait(List<ActivityRow> rowsByStart, LaunchCalls calls, long firstCallEnd) {
+    long wait = 0;
+    long prevEnd = firstCallEnd;
+    for (ActivityRow r : rowsByStart) {
+      long issued = calls.issuedAt(r.correlationId());
+      if (issued >= 0) {
+        wait += Math.max(0, Math.min(r.startNs(), issued) - prevEnd);
+      }
+      prevEnd = Math.max(prevEnd, r.endNs());
+    }
+    return wait;
   }
 
   private SharedLaunch.GpuActivity activity(ActivityRow r) {

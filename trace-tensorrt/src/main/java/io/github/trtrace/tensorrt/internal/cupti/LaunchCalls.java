@@ -2,8 +2,10 @@ package io.github.trtrace.tensorrt.internal.cupti;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -28,6 +30,10 @@ final class LaunchCalls {
   private final int maxCalls;
   private final List<ActivityRow> api = new ArrayList<>();
   private final Set<Integer> workCorrelations = new HashSet<>();
+  /** Each API call's end by its correlation id: when the host had issued the work that carries that id. */
+  private final Map<Integer, Long> ends = new HashMap<>();
+  private long firstStart = Long.MAX_VALUE;
+  private long firstEnd = -1;
   private boolean overflowed;
   private boolean changed;
   private int unmatched;
@@ -45,7 +51,26 @@ final class LaunchCalls {
       return;
     }
     api.add(r);
+    ends.merge(r.correlationId(), r.endNs(), Math::max);
+    if (r.startNs() < firstStart) {
+      firstStart = r.startNs();
+      firstEnd = r.endNs();
+    }
     changed = true;
+  }
+
+  /**
+   * The end of the launch's earliest API call (an engine that times its launches: recording its start event), on
+   * CUPTI's clock; -1 when none came.
+   */
+  long firstCallEnd() {
+    return firstEnd;
+  }
+
+  /** When the API call with this correlation id (the one that issued a GPU record) returned; -1 when unknown. */
+  long issuedAt(int correlationId) {
+    Long end = ends.get(correlationId);
+    return end == null ? -1 : end;
   }
 
   /** A kernel, memcpy or memset of the launch arrived (listed or not, with valid timestamps or not). */
