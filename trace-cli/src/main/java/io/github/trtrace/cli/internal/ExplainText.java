@@ -67,8 +67,8 @@ final class ExplainText {
       return;
     }
     out.printf(Locale.ROOT, "  kernels (CUPTI) recorded in %d of its %d launches: %s of kernels in %s of launch time"
-            + " (gpu_ms)%s; slowest:%n", k.recorded(), launches, KernelBreakdown.ms(k.kernelMs()),
-        KernelBreakdown.ms(k.launchMs()), k.incompleteNote());
+            + " (gpu_ms)%s%s; slowest:%n", k.recorded(), launches, KernelBreakdown.ms(k.kernelMs()),
+        KernelBreakdown.ms(k.launchMs()), k.hostWaitNote(), k.incompleteNote());
     StatsText.Table t = new StatsText.Table("kernel", ">ms", ">launches", ">share of launch time");
     for (KernelBreakdown.Kernel x : k.slowest()) {
       t.row(Fmt.visible(shorten(x.name())), KernelBreakdown.ms(x.ms()), Fmt.count(x.launches()),

@@ -18,10 +18,15 @@ import org.jspecify.annotations.Nullable;
  *     false}): their lists may miss kernels
  * @param launchMs those launches' time (gpu_ms, else span_ms)
  * @param kernelMs all their kernels' time
+ * @param timedLaunches of the recorded launches, those whose line says how long the device waited for the host
+ *     ({@code host_wait_ms}: the recorder saw the launch's API calls)
+ * @param timedLaunchMs those launches' time
+ * @param hostWaitMs the device's wait for the host in those launches
  * @param slowest the slowest kernels, most first
  * @param layers the same time by engine layer, when a build report was given ({@code explain --build-report})
  */
-record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, List<Kernel> slowest, @Nullable Layers layers) {
+record KernelBreakdown(int recorded, int incomplete, double launchMs, double kernelMs, int timedLaunches,
+    double timedLaunchMs, double hostWaitMs, List<Kernel> slowest, @Nullable Layers layers) {
   /** Kernels listed at most. */
   static final int LISTED = 10;
 
@@ -54,6 +59,19 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
         + " their launch's records: kernels may be missing)", incomplete, incomplete == 1 ? "is" : "are");
   }
 
+  /**
+   * What to say of the device's wait for the host, or "" when no line says: "; the device waited for the host 0.062 ms
+   * of 0.574 ms (10.8 %) in the 1 launch whose line says".
+   */
+  String hostWaitNote() {
+    if (timedLaunches == 0) {
+      return "";
+    }
+    return String.format(java.util.Locale.ROOT, "; the device waited for the host %s of %s (%.1f %%) in the %d launch%s"
+            + " whose line says", ms(hostWaitMs), ms(timedLaunchMs), timedLaunchMs > 0 ? 100 * hostWaitMs / timedLaunchMs
+            : 0.0, timedLaunches, timedLaunches == 1 ? "" : "es");
+  }
+
   /** Kernel times are microseconds to milliseconds: three decimals below 1 ms, two below 100 ms. */
   static String ms(double ms) {
     return ms < 1 ? String.format(java.util.Locale.ROOT, "%.3f ms", ms)
@@ -71,6 +89,9 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
     int incomplete = 0;
     double launchMs = 0;
     double kernelMs = 0;
+    int timed = 0;
+    double timedMs = 0;
+    double hostWait = 0;
     for (LaunchLine l : j.launches) {
       LaunchLine k = j.kernels.get(l.id);
       if (k == null) {
@@ -83,6 +104,11 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
       double t = !Double.isNaN(l.gpuMs) ? l.gpuMs : k.spanMs;
       if (!Double.isNaN(t)) {
         launchMs += t;
+        if (!Double.isNaN(k.hostWaitMs)) {
+          timed++;
+          timedMs += t;
+          hostWait += k.hostWaitMs;
+        }
       }
       kernelMs += Double.isNaN(k.kernelMsSum) ? 0 : k.kernelMsSum;
       for (int i = 0; i < k.kernels; i++) {
@@ -114,7 +140,8 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
       }
       layers = new Layers(j.report.engineFingerprint(), matched, inLines, otherEngine, listed, Map.copyOf(absorbed));
     }
-    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, slowest(byName, launchMs), layers);
+    return new KernelBreakdown(recorded, incomplete, launchMs, kernelMs, timed, timedMs, hostWait,
+        slowest(byName, launchMs), layers);
   }
 
   /** The {@value #LISTED} largest of {@code byName} (ms, launches), ties by name. */

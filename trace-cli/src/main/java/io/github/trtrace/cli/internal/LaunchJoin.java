@@ -160,6 +160,7 @@ final class LaunchJoin {
     c.kernelsLine = true;
     c.id = line.id;
     c.spanMs = line.spanMs;
+    c.hostWaitMs = line.hostWaitMs;
     c.activitiesTruncated = line.activitiesTruncated;
     c.incomplete = line.incomplete;
     c.unmatchedCalls = line.unmatchedCalls;

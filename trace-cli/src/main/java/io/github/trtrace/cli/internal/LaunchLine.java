@@ -47,6 +47,11 @@ final class LaunchLine {
   boolean incomplete;
   /** With {@link #incomplete}: the launch's work-issuing calls whose GPU record had not come. */
   int unmatchedCalls;
+  /**
+   * {@code host_wait_ms}: of the launch's GPU window, the time the device waited for the host to issue its next
+   * activity (NaN: the line does not say, older versions or no API records).
+   */
+  double hostWaitMs = Double.NaN;
   /** Sum of the line's kernel durations, all of them (set by {@link LaunchJoin#compact}, which keeps the slowest). */
   double kernelMsSum = Double.NaN;
   /**
@@ -63,6 +68,7 @@ final class LaunchLine {
     kernels = 0;
     kernelMsSum = Double.NaN;
     spanMs = Double.NaN;
+    hostWaitMs = Double.NaN;
     activitiesTruncated = 0;
     incomplete = false;
     unmatchedCalls = 0;
@@ -200,6 +206,7 @@ final class LaunchLine {
     c.kernelNames = Arrays.copyOf(kernelNames, Math.max(1, kernels));
     c.kernelMs = Arrays.copyOf(kernelMs, Math.max(1, kernels));
     c.spanMs = spanMs;
+    c.hostWaitMs = hostWaitMs;
     c.kernelMsSum = kernelMsSum;
     c.activitiesTruncated = activitiesTruncated;
     c.incomplete = incomplete;

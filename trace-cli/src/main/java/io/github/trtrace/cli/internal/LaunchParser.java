@@ -110,6 +110,7 @@ final class LaunchParser {
           case "engine_fingerprint" -> l.engineFingerprint = RecordParser.text(p, t);
           case "members_truncated" -> l.membersTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "span_ms" -> l.spanMs = RecordParser.number(p, t);
+          case "host_wait_ms" -> l.hostWaitMs = RecordParser.number(p, t);
           case "activities_truncated" -> l.activitiesTruncated = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "complete" -> l.incomplete = t == JsonToken.VALUE_FALSE; // absent (older lines): not judged
           case "unmatched_calls" -> l.unmatchedCalls = (int) Math.min(Integer.MAX_VALUE, count(p, t));

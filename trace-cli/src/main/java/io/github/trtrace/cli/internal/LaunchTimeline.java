@@ -47,7 +47,7 @@ final class LaunchTimeline {
     h.append("<h3>Slowest kernels</h3><p class=\"sub\">CUPTI kernel records of ").append(k.recorded()).append(" of its ")
         .append(launches).append(" launches: ").append(Html.esc(KernelBreakdown.ms(k.kernelMs()))).append(" of kernels in ")
         .append(Html.esc(KernelBreakdown.ms(k.launchMs()))).append(" of launch time (gpu_ms)")
-        .append(Html.esc(k.incompleteNote())).append(".</p>")
+        .append(Html.esc(k.hostWaitNote())).append(Html.esc(k.incompleteNote())).append(".</p>")
         .append("<table id=\"request-kernels\"><tr><th>kernel</th><th>ms</th><th>launches</th><th>share of launch time</th></tr>");
     for (KernelBreakdown.Kernel x : k.slowest()) {
       row(h, x);
