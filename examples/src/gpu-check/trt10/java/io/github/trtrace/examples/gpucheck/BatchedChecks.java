@@ -787,6 +787,18 @@ final class BatchedChecks implements AutoCloseable {
       return totalNanos / 1e3 / count;
     }
 
+    /** Whole blocks of {@code perBlock} launches timed so far. */
+    int blocks(int perBlock) {
+      return count / perBlock;
+    }
+
+    /** Quantile {@code q} (us) of the {@code k}-th block of {@code perBlock} launches, in the order they ran. */
+    double blockP(int k, int perBlock, double q) {
+      double[] s = Arrays.copyOfRange(ns, k * perBlock, (k + 1) * perBlock);
+      Arrays.sort(s);
+      return s[Math.min(perBlock - 1, (int) (q * perBlock))] / 1e3;
+    }
+
     double perSecond() {
       return count / (totalNanos / 1e9);
     }

@@ -66,6 +66,8 @@ public final class GpuCheck {
 
   private final List<Row> rows = new ArrayList<>();
   private final List<String> logLines = new CopyOnWriteArrayList<>();
+  /** {@code -Dtrtrace.checks=kernel-records}: the kernel records check only. */
+  private boolean recordsOnly;
   private String gpuName = "?";
   private TensorRtLogger logger; // null until TensorRT loaded
   private String builderDiagnosis = "";
@@ -95,10 +97,12 @@ public final class GpuCheck {
     check("logger bridge: TensorRtLogger -> TrtLogPipeline on real messages", this::loggerBridge);
     check("TracedBuilder: failing build -> BuildReport with diagnosis", this::tracedBuild);
     // -Dtrtrace.checks=batched: the environment checks and the batched ones only (a shorter GPU run);
-    // -Dtrtrace.checks=kernels: the environment checks, the batched build and the kernel-record checks only
+    // -Dtrtrace.checks=kernels: the environment checks, the batched build and the kernel-record checks only;
+    // -Dtrtrace.checks=kernel-records: of those, the records check only (a before/after of the recorder, short)
     String only = System.getProperty("trtrace.checks", "");
     boolean batchedOnly = "batched".equals(only);
-    boolean kernelsOnly = "kernels".equals(only);
+    recordsOnly = "kernel-records".equals(only);
+    boolean kernelsOnly = "kernels".equals(only) || recordsOnly;
     // -Dtrtrace.checks=transformer: the environment checks and the transformer ones, no batched or kernel checks
     boolean transformerOnly = "transformer".equals(only);
     // -Dtrtrace.checks=profile: the environment checks, the batched build and the launching thread's profile only
@@ -196,9 +200,13 @@ public final class GpuCheck {
       }
       KernelChecks k = new KernelChecks(b, artifacts);
       check(kernelNames[0], k::sums);
-      check(kernelNames[1], k::overhead);
-      check(kernelNames[2], k::taken);
-      check(kernelNames[3], k::ncu);
+      if (!recordsOnly) {
+        check(kernelNames[1], k::overhead);
+      }
+      if (!recordsOnly) {
+        check(kernelNames[2], k::taken);
+        check(kernelNames[3], k::ncu);
+      }
     } catch (java.io.IOException e) {
       check(names[0], () -> { throw e; });
     }

@@ -45,6 +45,11 @@ final class KernelChecks {
   private final Path artifacts;
   /** Kernels of one B = 8, P = 128 decode launch, as recorded by {@link #sums()}: what ncu must profile. */
   private int decodeKernels = -1;
+  /** ABBA blocks of the overhead table (runs 3-10: 40), and launches per block. */
+  static final int BLOCKS = 100;
+  /** gpu_ms - (lead_in_ms + span_ms), in us, at most (stated before run 15, the first with the lead-in). */
+  static final int WINDOW_TOLERANCE_US = 25;
+  static final int PER_BLOCK = 100;
 
   KernelChecks(BatchedChecks batched, Path artifacts) {
     this.batched = batched;
@@ -61,8 +66,15 @@ final class KernelChecks {
   /**
    * Records every launch of a small mixed load (decode at B = 1, 8, 32 and prefill of 4 x 64 tokens) and checks each
    * kernels line against its launch line. What is compared: the activities' span (first start to last end), which
-   * the CUDA events must contain: span <= gpu_ms + 2 us, and gpu_ms - span <= 100 us (the events' own timestamps and
-   * the host's way from the start event to the first kernel). The activities' summed durations (busy) are reported,
+   * the CUDA events must contain: span <= gpu_ms + 2 us; and the window they leave over: since run 15's lines carry
+   * the lead-in (from the end of the launch's first API call, the start event's record, to the first activity, on
+   * CUPTI's clock), the CUDA-event time must be the lead-in plus the span within {@value #WINDOW_TOLERANCE_US} us
+   * (what is left: the events' own execution, the clocks), in every launch after the process's first recorded one,
+   * the first ones of each shape included (runs 17 and 18 held every launch to it: the first recorded launch came out
+   * at +55 us in run 18, the only one over; it carries CUPTI's start-up and is held to the span only, as before run 15).
+   * Runs 7-14 held gpu_ms - span to 100 us without the lead-in, and one to nine launches a run went over (by up to
+   * 570 us: host work, CUPTI's and TensorRT's, between the start event and the first kernel); that figure is still
+   * printed. The activities' summed durations (busy) and the host-bound wait are reported,
    * not required to fill the span: with CUPTI recording, each kernel launch costs the host more than the kernel
    * runs, so the stream idles between kernels (the first H200 run: busy 0.59 of the span at p50, with the span
    * within 37-60 us of gpu_ms). The first recorded launch of the process also carries CUPTI's start-up (20 ms in
@@ -89,7 +101,7 @@ final class KernelChecks {
         BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS)) {
       for (int b : new int[] {1, 8, 32}) {
         rows.stageDecode(b, PAST, rnd);
-        launched += generation(tracer, traced, rows, b, 20, "dec" + b, 0);
+        launched += generation(tracer, traced, rows, b, 40, "dec" + b, 0);
       }
       int n = 4;
       int[] newLen = new int[n];
@@ -102,7 +114,7 @@ final class KernelChecks {
         }
       }
       rows.stage(n, newLen, pastLen, tokens);
-      launched += generation(tracer, traced, rows, n, 10, "pre", 64);
+      launched += generation(tracer, traced, rows, n, 20, "pre", 64);
       long deadline = System.nanoTime() + KernelJoiner.MAX_WAIT_NANOS + 3_000_000_000L;
       for (RecorderStats s = CuptiRecorder.shared().stats();
           s.launches() + s.launchesDropped() < launched && System.nanoTime() < deadline;
@@ -125,7 +137,7 @@ final class KernelChecks {
     int notJudged = 0;
     for (Line l : Line.read(launches)) {
       if (l.kernels) {
-        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount, l.spanMs});
+        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount, l.spanMs, l.leadInMs, l.hostWaitMs});
         if (l.complete == null) {
           notJudged++;
         } else if (!l.complete) {
@@ -149,6 +161,11 @@ final class KernelChecks {
     String first = "";
     Integer lastBatch = null;
     List<String> firstOfShape = new ArrayList<>();
+    List<Double> residues = new ArrayList<>();
+    List<Double> hostShare = new ArrayList<>();
+    List<String> outsideWindow = new ArrayList<>();
+    int withoutLeadIn = 0;
+    String firstResidue = "n/a";
     for (Map.Entry<Long, double[]> e : busy.entrySet()) {
       double[] g = gpu.get(e.getKey());
       if (g == null || Double.isNaN(g[0])) {
@@ -160,6 +177,20 @@ final class KernelChecks {
       double spanMs = e.getValue()[3];
       int activities = (int) e.getValue()[1];
       double gap = gpuMs - spanMs;
+      double leadIn = e.getValue()[4];
+      if (Double.isNaN(leadIn)) {
+        withoutLeadIn++;
+      } else if (first.isEmpty()) { // the process's first recorded launch: CUPTI's start-up, reported apart
+        firstResidue = String.format(Locale.ROOT, "%+.0f us", (gpuMs - leadIn - spanMs) * 1000);
+      } else {
+        double residueUs = (gpuMs - leadIn - spanMs) * 1000;
+        residues.add(residueUs);
+        hostShare.add(e.getValue()[5] / gpuMs);
+        if (Math.abs(residueUs) > WINDOW_TOLERANCE_US && outsideWindow.size() < 5) {
+          outsideWindow.add(String.format(Locale.ROOT, "launch %d (B=%s): gpu_ms %.3f, lead-in %.3f, span %.3f ms:"
+              + " %+.0f us", e.getKey(), batch.get(e.getKey()), gpuMs, leadIn, spanMs, residueUs));
+        }
+      }
       boolean ok = spanMs <= gpuMs + 0.002 && gap <= 0.100;
       Integer b = batch.get(e.getKey());
       boolean newShape = !java.util.Objects.equals(b, lastBatch);
@@ -192,15 +223,26 @@ final class KernelChecks {
     decodeKernels = countsAt8.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(-1);
     double[] gs = gaps.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     double[] bs = busyShare.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    String summary = String.format(Locale.ROOT, "%d launches, %d kernels lines (%d activities); %d of them within tolerance;"
+    double[] rs = residues.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    double[] hs = hostShare.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    long inWindow = residues.stream().filter(r -> Math.abs(r) <= WINDOW_TOLERANCE_US).count();
+    String window = String.format(Locale.ROOT, "CUDA-event time = lead-in + span within %d us in %d of %d lines"
+            + " after the first (gpu_ms - lead_in - span: min %+.1f, p50 %+.1f, max %+.1f us; %d lines without a"
+            + " lead-in; the process's first recorded launch, CUPTI's start-up, held to the span only: %s); the device"
+            + " waited for the host %.2f of gpu_ms at p50 (max %.2f); %s", WINDOW_TOLERANCE_US, inWindow,
+        residues.size(), rs.length == 0 ? Double.NaN : rs[0], rs.length == 0 ? Double.NaN : rs[rs.length / 2],
+        rs.length == 0 ? Double.NaN : rs[rs.length - 1], withoutLeadIn, firstResidue, hs.length == 0 ? Double.NaN : hs[hs.length / 2],
+        hs.length == 0 ? Double.NaN : hs[hs.length - 1], outsideWindow);
+    System.out.println("   " + window);
+    String summary = String.format(Locale.ROOT, "%d launches, %d kernels lines (%d activities); %d of them with gpu_ms - span <= 100 us (no lead-in);"
             + " %d marked incomplete (%d work calls without a record), %d written empty, %d without the complete field;"
             + " gpu_ms - span: min %.1f us, p50 %.1f us, max %.1f us, max rel %.3f; busy / span p50 %.2f; %s;"
-            + " first launch of each later shape (span only) %s; B=8 decode kernels per launch %s; %s; recorder %s",
+            + " first launch of each later shape (span only) %s; B=8 decode kernels per launch %s; %s; recorder %s; %s",
         launched, busy.size(), stats.activities(), within, incomplete, unmatched, empty, notJudged,
         gs.length == 0 ? Double.NaN : gs[0],
         gs.length == 0 ? Double.NaN : gs[gs.length / 2], gs.length == 0 ? Double.NaN : gs[gs.length - 1], worstRel,
         bs.length == 0 ? Double.NaN : bs[bs.length / 2], first, firstOfShape, countsAt8, toggles(stats, stats.launches()),
-        stats);
+        stats, CuptiRecorder.shared().bufferStats());
     System.out.println("   " + summary);
     if (busy.size() != launched) {
       throw new GpuCheck.Fail("kernels lines for " + busy.size() + " of " + launched + " recorded launches; " + summary);
@@ -209,10 +251,47 @@ final class KernelChecks {
       throw new GpuCheck.Fail(incomplete + " kernels lines marked incomplete, " + empty + " written empty, " + notJudged
           + " without the complete field; " + summary);
     }
-    if (!off.isEmpty() || within != busy.size()) {
-      throw new GpuCheck.Fail("outside tolerance: " + off + "; " + summary);
+    if (withoutLeadIn > 0 || inWindow != residues.size() || residues.isEmpty()) {
+      throw new GpuCheck.Fail(window + "; " + summary);
     }
-    return summary + "; launch log in " + launches;
+    return window + "; (without the lead-in, gpu_ms - span <= 100 us: " + (off.isEmpty() ? "all" : off.toString())
+        + ") " + summary + "; launch log in " + launches;
+  }
+
+  /**
+   * The p50 of each of {@code m}'s blocks over the p50 of {@code off}'s block of the same ABBA round (run next to it,
+   * so the device's drift between rounds falls on both): the median of those ratios and a 95 % bootstrap interval of
+   * that median (2,000 resamples, fixed seed): "1.0012 (95 % 0.9990-1.0031, 100 blocks)". The pooled p50 ratio beside
+   * it moved by about 1.5 % from run to run (runs 3-9), more than the 0.5 % goal it is read against.
+   */
+  static String pairedBlocks(BatchedChecks.Mode m, BatchedChecks.Mode off) {
+    int blocks = Math.min(m.blocks(PER_BLOCK), off.blocks(PER_BLOCK));
+    if (blocks == 0) {
+      return "n/a";
+    }
+    double[] r = new double[blocks];
+    for (int k = 0; k < blocks; k++) {
+      r[k] = m.blockP(k, PER_BLOCK, 0.50) / off.blockP(k, PER_BLOCK, 0.50);
+    }
+    SplittableRandom rnd = new SplittableRandom(2026);
+    double[] medians = new double[2000];
+    double[] sample = new double[blocks];
+    for (int i = 0; i < medians.length; i++) {
+      for (int k = 0; k < blocks; k++) {
+        sample[k] = r[rnd.nextInt(blocks)];
+      }
+      medians[i] = median(sample);
+    }
+    Arrays.sort(medians);
+    return String.format(Locale.ROOT, "%.4f (95 %% %.4f-%.4f, %d blocks)", median(r), medians[(int) (0.025 * medians.length)],
+        medians[(int) (0.975 * medians.length) - 1], blocks);
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    int n = s.length;
+    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   }
 
   /**
@@ -261,8 +340,10 @@ final class KernelChecks {
   }
 
   /**
-   * Per-launch wall time (bind, enqueue, wait) of a B = 8 decode launch through four traced engines on the same
-   * ICudaEngine, full tracing, kernel records off / 1 % / 10 % / 100 %, ABBA blocks. Off means the policy is off:
+   * Per-launch wall time (bind, enqueue, wait) of a B = 8 decode launch through one traced engine whose kernel-record
+   * policy is switched launch by launch ({@link Switched}), full tracing, records off / off again (A/A) / 1 % / 10 % /
+   * 100 %, ABBA blocks; besides the pooled p50 ratio, the median of the paired block ratios with a bootstrap
+   * interval ({@link #pairedBlocks}). Off means the policy is off:
    * no CUPTI call; CUPTI's activity kinds are disabled between recorded launches, so "off" stays off in this
    * process after the other modes started the recorder.
    */
@@ -275,26 +356,32 @@ final class KernelChecks {
     StringBuilder sb = new StringBuilder();
     Map<String, Double> rates = new LinkedHashMap<>();
     rates.put("records off", 0.0);
+    rates.put("records off A/A", 0.0); // the estimator's null: the same mode twice
     rates.put("records 1 %", 0.01);
     rates.put("records 10 %", 0.10);
     rates.put("records 100 %", 1.0);
     Path dir = Files.createTempDirectory("trtrace-kernels-ovh");
     List<TracedEngine> engines = new ArrayList<>();
     RecorderStats before = CuptiRecorder.shared().stats();
+    // One engine (same slots, contexts and memory) for every mode, its policy switched per launch: runs 3-12 gave
+    // each mode its own engine, and in run 12's child whose CUPTI was taken (so no mode could record) the modes
+    // still differed by +0.7 to +2.3 % at p50, the engines' own difference, larger than the 0.5 % looked for.
+    Switched policy = new Switched();
     try (InferenceTracer full = InferenceTracer.builder().jsonLinesFile(dir.resolve("records.jsonl"))
             .launchLog(dir.resolve("launches.jsonl")).build();
         BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS)) {
       rows.stageDecode(8, PAST, new SplittableRandom(3));
+      TracedEngine.Builder b = TracedEngine.builder(engine).kernelRecords(policy);
+      if (report != null) {
+        b.buildReport(report);
+      }
+      TracedEngine t = b.build();
+      engines.add(t);
       Map<String, BatchedChecks.Mode> modes = new LinkedHashMap<>();
       for (Map.Entry<String, Double> r : rates.entrySet()) {
-        TracedEngine.Builder b = TracedEngine.builder(engine).kernelRecords(r.getValue() == 0 ? KernelRecordPolicy.off()
-            : KernelRecordPolicy.builder().sampleRate(r.getValue()).build());
-        if (report != null) {
-          b.buildReport(report);
-        }
-        TracedEngine t = b.build();
-        engines.add(t);
+        double rate = r.getValue();
         modes.put(r.getKey(), new BatchedChecks.Mode(() -> {
+          policy.rate = rate;
           try (SharedLaunch step = full.launch(t.fingerprint())) {
             t.launch(step, (ctx, stream) -> rows.bind(ctx));
           }
@@ -306,23 +393,24 @@ final class KernelChecks {
         }
       }
       List<String> names = new ArrayList<>(modes.keySet());
-      for (int k = 0; k < 40; k++) {
+      for (int k = 0; k < BLOCKS; k++) {
         List<String> order = new ArrayList<>(names);
         if (k % 2 == 1) {
           java.util.Collections.reverse(order); // ABBA
         }
         for (String n : order) {
-          modes.get(n).block(100);
+          modes.get(n).block(PER_BLOCK);
         }
       }
       BatchedChecks.Mode offMode = modes.get("records off");
       for (Map.Entry<String, BatchedChecks.Mode> e : modes.entrySet()) {
         BatchedChecks.Mode m = e.getValue();
-        sb.append(String.format(Locale.ROOT, "%sB=8 %-14s p50 %.2f us  p99 %.2f us  mean %.2f us  p50/off %.4f  p99/off %.4f%n",
-            label, e.getKey(), m.p(0.50), m.p(0.99), m.mean(), m.p(0.50) / offMode.p(0.50), m.p(0.99) / offMode.p(0.99)));
+        sb.append(String.format(Locale.ROOT, "%sB=8 %-14s p50 %.2f us  p99 %.2f us  mean %.2f us  p50/off %.4f  p99/off %.4f"
+                + "  paired blocks p50/off %s%n", label, e.getKey(), m.p(0.50), m.p(0.99), m.mean(),
+            m.p(0.50) / offMode.p(0.50), m.p(0.99) / offMode.p(0.99), pairedBlocks(m, offMode)));
       }
-      for (TracedEngine t : engines) {
-        t.flushKernelRecords().get(30, TimeUnit.SECONDS);
+      for (TracedEngine e : engines) {
+        e.flushKernelRecords().get(30, TimeUnit.SECONDS);
       }
     } finally {
       for (TracedEngine t : engines) {
@@ -336,9 +424,11 @@ final class KernelChecks {
     sb.append(label).append("recorder: ").append(after).append('\n');
     sb.append(label).append("these blocks: ").append(delta.launches()).append(" kernels lines (")
         .append(delta.launchesIncomplete()).append(" incomplete); ").append(toggles(delta, delta.launches())).append('\n');
+    sb.append(label).append("buffers: ").append(CuptiRecorder.shared().bufferStats()).append('\n');
     Files.writeString(out, sb.toString());
     sb.toString().lines().forEach(l -> System.out.println("   " + l));
-    return "see above (40 ABBA blocks x 100 launches per mode, B=8 decode, P=" + PAST + ", full tracing)";
+    return "see above (" + BLOCKS + " ABBA blocks x " + PER_BLOCK + " launches per mode, B=8 decode, P=" + PAST
+        + ", full tracing)";
   }
 
   /** The overhead modes in a child JVM that took CUPTI first (its own subscriber): records must stay off, at no cost. */
@@ -483,6 +573,8 @@ final class KernelChecks {
     /** A kernels line's {@code complete} field; null when absent (a line of an older version). */
     Boolean complete;
     int unmatchedCalls;
+    double leadInMs = Double.NaN;
+    double hostWaitMs = Double.NaN;
 
     static List<Line> read(Path file) throws IOException {
       JsonFactory f = new JsonFactory();
@@ -502,6 +594,8 @@ final class KernelChecks {
               case "span_ms" -> l.spanMs = p.getDoubleValue();
               case "complete" -> l.complete = t == JsonToken.VALUE_TRUE;
               case "unmatched_calls" -> l.unmatchedCalls = p.getIntValue();
+              case "lead_in_ms" -> l.leadInMs = p.getDoubleValue();
+              case "host_wait_ms" -> l.hostWaitMs = p.getDoubleValue();
               case "kernels" -> {
                 l.kernels = true;
                 while (p.nextToken() == JsonToken.START_OBJECT) {
@@ -528,6 +622,30 @@ final class KernelChecks {
         out.add(l);
       }
       return out;
+    }
+  }
+
+  /**
+   * A kernel-record policy whose rate the overhead table sets before each launch, so that every mode runs on one
+   * engine. Rate 0 is off as {@link KernelRecordPolicy#off()} is: {@code enabled()} false, nothing else asked.
+   */
+  static final class Switched implements KernelRecordPolicy {
+    private final SplittableRandom random = new SplittableRandom(7); // one launching thread
+    volatile double rate;
+
+    @Override
+    public boolean shouldRecord(SharedLaunch launch) {
+      return random.nextDouble() < rate;
+    }
+
+    @Override
+    public boolean enabled() {
+      return rate > 0;
+    }
+
+    @Override
+    public @org.jspecify.annotations.Nullable String requestId() {
+      return null;
     }
   }
 }

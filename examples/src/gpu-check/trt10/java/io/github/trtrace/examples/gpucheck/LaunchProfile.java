@@ -91,6 +91,9 @@ final class LaunchProfile {
         CudaStream stream = CudaStream.createNonBlocking();
         GpuTimer timer = GpuTimer.create(stream)) {
       IExecutionContext raw = engine.createExecutionContext();
+      // A/A: a second plain context (its own activation memory) for the alternating pairs only: how far two raw
+      // contexts of one engine differ, which bounds what "traced / raw" (a different context) can resolve
+      IExecutionContext raw2 = engine.createExecutionContext();
       SplittableRandom rnd = new SplittableRandom(11);
       for (int b : new int[] {1, 8}) {
         rows.stageDecode(b, 128, rnd);
@@ -166,7 +169,20 @@ final class LaunchProfile {
             row(out, "  " + c, names, m -> 100 * shares.get(m).getOrDefault(c, 0.0));
           }
           row(out, "  samples", names, m -> shares.get(m).getOrDefault(SAMPLES, 0.0));
-          // launch by launch, two modes taking turns (so that the device's drift falls on both alike)
+          // launch by launch, two modes taking turns (so that the device's drift falls on both alike); first two A/A
+          // pairs: the same raw launch against itself (the estimator's null) and against a second raw context
+          modes.put("raw, second context", () -> {
+            rows.bind(raw2);
+            if (!raw2.enqueueV3(stream.handle())) {
+              throw new GpuCheck.Fail("enqueueV3 refused");
+            }
+            stream.synchronize();
+          });
+          for (int i = 0; i < 2_000; i++) {
+            modes.get("raw, second context").run();
+          }
+          out.append(alternating(modes.get("raw"), modes.get("raw"), "raw", "raw (A/A)"));
+          out.append(alternating(modes.get("raw"), modes.get("raw, second context"), "raw", "raw, second context"));
           for (String[] pair : new String[][] {{"traced, noop tracer", "traced, full tracing"},
               {"raw", "traced, full tracing"}, {"raw + CUDA events", "traced, full tracing"}}) {
             out.append(alternating(modes.get(pair[0]), modes.get(pair[1]), pair[0], pair[1]));
@@ -174,6 +190,7 @@ final class LaunchProfile {
         }
       }
       TensorRtObjects.destroy(raw);
+      TensorRtObjects.destroy(raw2);
     }
     Files.writeString(artifacts.resolve("launch-profile.txt"), out.toString());
     out.toString().lines().forEach(l -> System.out.println("   " + l));
