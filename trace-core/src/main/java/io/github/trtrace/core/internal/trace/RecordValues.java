@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A pooled entry's values as {@code InferenceRecord}'s own assembly reads them ({@link TracerFactory.RecordAssembly}),
  * so that the dispatcher's worker makes each record straight from its entry, with no {@code InferenceRecord.Builder}
- * in between (issue 22: that builder's allocation and the second pass over its fields were the worker's largest
- * remaining cost). The accessors mean what the record's accessors of the same name mean. What they return may be the
+ * in between (issue 22: the builder was 232 of the 1 204 bytes allocated per traced request, and a second pass over
+ * every field). The accessors mean what the record's accessors of the same name mean. What they return may be the
  * entry's own (the flag sets, the attribute arrays, the event and layer lists), which the entry reuses once the
  * record is built: the assembly copies each collection it keeps, and keeps nothing else of the entry.
  */
