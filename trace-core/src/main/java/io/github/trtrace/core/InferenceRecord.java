@@ -1,6 +1,7 @@
-// Over 400 lines: one accessor, builder setter and check per record field (35 fields), kept together as the record type.
+// Over 400 lines: one accessor, builder setter and check per record field (35 fields), and the worker's constructor from a pooled entry, kept together as the record type.
 package io.github.trtrace.core;
 
+import io.github.trtrace.core.internal.trace.RecordValues;
 import io.github.trtrace.core.internal.trace.TracerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -154,14 +155,57 @@ public final class InferenceRecord {
   }
 
   /**
-   * The dispatcher's build of a record from a pooled entry (issue 22): the builder carries the plain values,
-   * the entry's attributes, events and layers are copied once, straight into this record's immutable
-   * collections, with no builder collection in between. No checks: the entry ran {@link Builder#check} on the
-   * caller. The entry is reset and reused afterwards, so nothing of it may be kept here.
+   * The dispatcher's build of a record from a pooled entry (issue 22): the entry's values read straight into the
+   * record, its attributes, events and layers copied once into this record's immutable collections, with no
+   * builder in between. No checks: the entry ran {@link Builder#check} on the caller. The entry is reset and
+   * reused afterwards, so nothing of it may be kept here.
    */
-  private static InferenceRecord assemble(Builder b, String[] keys, String[] values, int attributeCount,
-      @Nullable List<Event> events, @Nullable List<LayerTime> layers) {
-    return new InferenceRecord(b, RecordAttributes.copyOf(keys, values, attributeCount), copy(events), copy(layers));
+  private static InferenceRecord assemble(RecordValues v) {
+    return new InferenceRecord(v);
+  }
+
+  /**
+   * The same record as a builder with {@code v}'s values would build (the two constructors assign the same fields
+   * from the same values; {@code RecordOwnershipTest} compares them), without the builder: the worker's path.
+   */
+  private InferenceRecord(RecordValues v) {
+    this.batching = v.batching();
+    this.timestamp = v.timestamp();
+    this.requestId = v.requestId();
+    this.modelName = v.modelName();
+    this.status = v.status();
+    this.errorType = v.errorType();
+    this.latencyMs = v.latencyMs();
+    this.traceId = v.traceId();
+    this.spanId = v.spanId();
+    this.inputTokens = v.inputTokens();
+    this.outputTokens = v.outputTokens();
+    this.maxTokens = v.maxTokens();
+    this.temperature = v.temperature();
+    this.topP = v.topP();
+    this.finishReason = v.finishReason();
+    this.queueMs = v.stageMs(Stage.QUEUE);
+    this.preprocessMs = v.stageMs(Stage.PREPROCESS);
+    this.inferMs = v.stageMs(Stage.INFER);
+    this.gpuMs = v.gpuMs();
+    this.decodeMs = v.stageMs(Stage.DECODE);
+    this.postprocessMs = v.stageMs(Stage.POSTPROCESS);
+    this.ttftMs = v.ttftMs();
+    this.tpotMs = v.tpotMs();
+    this.gpuUtil = v.gpuUtil();
+    this.gpuUtilMean = v.gpuUtilMean();
+    this.gpuUtilMax = v.gpuUtilMax();
+    this.gpuMemUtilMean = v.gpuMemUtilMean();
+    this.gpuMemUtilMax = v.gpuMemUtilMax();
+    this.gpuMemUsedMb = v.gpuMemUsedMb();
+    this.engineFingerprint = v.engineFingerprint();
+    this.sampledReason = v.sampledReason();
+    this.inputFlags = Builder.immutableCopy(v.inputFlags()); // the entry's set may be reused: copied, as the builder does
+    this.inputDigest = v.inputDigest();
+    this.outputFlags = Builder.immutableCopy(v.outputFlags());
+    this.events = copy(v.events());
+    this.layers = copy(v.layers());
+    this.attributes = RecordAttributes.copyOf(v.attributeKeys(), v.attributeValues(), v.attributeCount());
   }
 
   private static <T> List<T> copy(@Nullable List<T> list) {

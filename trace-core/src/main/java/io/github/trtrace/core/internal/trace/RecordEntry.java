@@ -1,9 +1,11 @@
+// Over 400 lines: the pooled entry's fields, their reset, the checks and the read-only view the record's assembly reads, kept with the pool.
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.TraceListener;
 import io.github.trtrace.core.InferenceRecord;
 import io.github.trtrace.core.InputFlag;
 import io.github.trtrace.core.OutputFlag;
+import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.internal.dispatch.PendingRecord;
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * only where no worker will build it and a listener needs it (sampled out, dropped, failed) or where
  * the dispatcher is not trtrace's own.
  */
-final class RecordEntry implements PendingRecord {
+final class RecordEntry implements PendingRecord, RecordValues {
   static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
   private static final Stage[] STAGES = Stage.values();
@@ -205,61 +207,67 @@ final class RecordEntry implements PendingRecord {
   }
 
   /**
-   * The immutable record, the entry unchanged, for the worker; only after {@link #check()} passed. The
-   * builder carries the plain values only: the entry's attributes, events and layers go straight into the
-   * record's own immutable copies ({@link TracerFactory.RecordAssembly}), one copy each, where the builder's
-   * {@code LinkedHashMap} and the record's copy of it made two (issue 22).
+   * The immutable record, the entry unchanged, for the worker; only after {@link #check()} passed. The record's
+   * own assembly reads this entry's values ({@link RecordValues}) and copies its attributes, events and layers
+   * once into the record's immutable collections: no builder in between (issue 22).
    */
   InferenceRecord buildChecked() {
     resolveInput();
-    return assemble();
+    return TracerFactory.recordAssembly().build(this);
   }
 
   /** The immutable record with every check of {@link InferenceRecord.Builder#build()}, the entry unchanged. */
   InferenceRecord build() {
     resolveInput();
     check();
-    return assemble();
+    return TracerFactory.recordAssembly().build(this);
   }
 
-  private InferenceRecord assemble() {
-    InferenceRecord.Builder b = InferenceRecord.builder(requestId, modelName)
-        .timestamp(instant(timestampEpochNanos))
-        .status(status)
-        .errorType(errorType)
-        .latencyMs(latencyMs)
-        .traceId(traceId)
-        .spanId(spanId)
-        .inputTokens(inputTokens)
-        .outputTokens(outputTokens)
-        .maxTokens(maxTokens)
-        .temperature(temperature)
-        .topP(topP)
-        .finishReason(finishReason)
-        .gpuMs(gpuMs)
-        .ttftMs(ttftMs)
-        .tpotMs(tpotMs)
-        .gpuUtil(gpuUtil)
-        .gpuUtilMean(gpuUtilMean)
-        .gpuUtilMax(gpuUtilMax)
-        .gpuMemUtilMean(gpuMemUtilMean)
-        .gpuMemUtilMax(gpuMemUtilMax)
-        .gpuMemUsedMb(gpuMemUsedMb)
-        // A member of shared launches without a fingerprint of its own carries its launches' engine's.
-        .engineFingerprint(engineFingerprint != null ? engineFingerprint : batch.engineFingerprint())
-        .sampledReason(sampledReason)
-        .inputFlags(inputFlags)
-        .inputDigest(inputDigest)
-        .outputFlags(outputFlags)
-        .batching(batch.toBatching());
-    for (int i = 0; i < STAGES.length; i++) {
-      b.stageMs(STAGES[i], stageMs[i]);
-    }
-    String[] k = keys;
-    String[] v = values;
-    return k == null || v == null
-        ? TracerFactory.recordAssembly().build(b, NO_STRINGS, NO_STRINGS, 0, events, layers)
-        : TracerFactory.recordAssembly().build(b, k, v, attributeCount, events, layers);
+  // The values the record's assembly reads (RecordValues): the fields above, as they are, except where noted.
+  @Override public String requestId() { return requestId; }
+  @Override public String modelName() { return modelName; }
+  @Override public Instant timestamp() { return instant(timestampEpochNanos); }
+  @Override public Status status() { return status; }
+  @Override public @Nullable String errorType() { return errorType; }
+  @Override public double latencyMs() { return latencyMs; }
+  @Override public @Nullable String traceId() { return traceId; }
+  @Override public @Nullable String spanId() { return spanId; }
+  @Override public int inputTokens() { return inputTokens; }
+  @Override public int outputTokens() { return outputTokens; }
+  @Override public int maxTokens() { return maxTokens; }
+  @Override public double temperature() { return temperature; }
+  @Override public double topP() { return topP; }
+  @Override public @Nullable String finishReason() { return finishReason; }
+  @Override public double stageMs(Stage stage) { return stageMs[stage.ordinal()]; }
+  @Override public double gpuMs() { return gpuMs; }
+  @Override public double ttftMs() { return ttftMs; }
+  @Override public double tpotMs() { return tpotMs; }
+  @Override public double gpuUtil() { return gpuUtil; }
+  @Override public double gpuUtilMean() { return gpuUtilMean; }
+  @Override public double gpuUtilMax() { return gpuUtilMax; }
+  @Override public double gpuMemUtilMean() { return gpuMemUtilMean; }
+  @Override public double gpuMemUtilMax() { return gpuMemUtilMax; }
+  @Override public double gpuMemUsedMb() { return gpuMemUsedMb; }
+  @Override public @Nullable String sampledReason() { return sampledReason; }
+  @Override public Set<InputFlag> inputFlags() { return inputFlags; }
+  @Override public @Nullable String inputDigest() { return inputDigest; }
+  @Override public Set<OutputFlag> outputFlags() { return outputFlags; }
+  @Override public String[] attributeKeys() { return keys != null ? keys : NO_STRINGS; }
+  @Override public String[] attributeValues() { return values != null ? values : NO_STRINGS; }
+  @Override public int attributeCount() { return attributeCount; }
+  @Override public @Nullable List<InferenceRecord.Event> events() { return events; }
+  @Override public @Nullable List<InferenceRecord.LayerTime> layers() { return layers; }
+
+  /** A member of shared launches without a fingerprint of its own carries its launches' engine's. */
+  @Override
+  public @Nullable String engineFingerprint() {
+    return engineFingerprint != null ? engineFingerprint : batch.engineFingerprint();
+  }
+
+  /** The request's shared launches summed up (a new summary), or null: none. */
+  @Override
+  public SharedLaunch.@Nullable Summary batching() {
+    return batch.toBatching();
   }
 
   private static final String[] NO_STRINGS = {};

@@ -66,15 +66,13 @@ public final class TracerFactory {
 
   /**
    * How the worker makes a record from a pooled entry ({@code InferenceRecord}'s private assembly, installed
-   * with the value rule): the builder's plain values plus the entry's attributes (the first {@code
-   * attributeCount} of {@code keys} and {@code values}, distinct keys in insertion order), events and layers
-   * (null: none), which it copies once into the record's own immutable collections and does not keep. No
-   * checks: the entry passed the value rule on the caller.
+   * with the value rule): the entry's values ({@link RecordValues}), read straight into the record, whose
+   * attributes, events and layers it copies once into the record's own immutable collections; it keeps nothing
+   * else of the entry. No checks: the entry passed the value rule on the caller.
    */
   @FunctionalInterface
   public interface RecordAssembly {
-    InferenceRecord build(InferenceRecord.Builder values, String[] keys, String[] attributeValues, int attributeCount,
-        @Nullable List<InferenceRecord.Event> events, @Nullable List<InferenceRecord.LayerTime> layers);
+    InferenceRecord build(RecordValues values);
   }
 
   private static volatile @Nullable ValueRule valueRule;
