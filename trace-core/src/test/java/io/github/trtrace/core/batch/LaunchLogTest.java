@@ -151,12 +151,9 @@ class LaunchLogTest {
   void aKernelsLineTheRecorderStoppedWaitingForSaysItIsIncompleteAndHowManyCallsOweARecord() throws Exception {
     Path log = dir.resolve("incomplete-kernels.log");
     try (BatchFixture f = new BatchFixture(log, false)) {
-      long id;
-      SharedLaunch.ActivityLog activities;
-      try (SharedLaunch l = f.tracer.launch(null)) {
-        id = l.id();
-        activities = l.activityLog();
-      }
+      Closed c = Closed.launch(f.tracer);
+      long id = c.id();
+      SharedLaunch.ActivityLog activities = c.log();
       assertThat(activities.write(id, List.of(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k",
           10, 20, 1, 1, 1, 32, 1, 1, 0)), 0, false, 3)).isTrue();
       assertThat(activities.write(id + 1, List.of(), 0, false, 0)).isTrue();
@@ -175,12 +172,9 @@ class LaunchLogTest {
   void aKernelsLineCarriesTheHostsPartOfTheWindowWhenTheRecorderKnowsIt() throws Exception {
     Path log = dir.resolve("host-kernels.log");
     try (BatchFixture f = new BatchFixture(log, false)) {
-      long id;
-      SharedLaunch.ActivityLog activities;
-      try (SharedLaunch l = f.tracer.launch(null)) {
-        id = l.id();
-        activities = l.activityLog();
-      }
+      Closed c = Closed.launch(f.tracer);
+      long id = c.id();
+      SharedLaunch.ActivityLog activities = c.log();
       List<SharedLaunch.GpuActivity> one = List.of(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k",
           10, 20, 1, 1, 1, 32, 1, 1, 0));
       assertThat(activities.write(id, one, 0, true, 0, 41_000, 35_000)).isTrue(); // ms to 3 decimals, as every duration
@@ -198,12 +192,9 @@ class LaunchLogTest {
   void aKernelsLineListsAtMostItsBoundAndCountsTheRestWithTheRecordersOwn() throws Exception {
     Path log = dir.resolve("many-kernels.log");
     try (BatchFixture f = new BatchFixture(log, false)) {
-      long id;
-      SharedLaunch.ActivityLog activities;
-      try (SharedLaunch l = f.tracer.launch(null)) {
-        id = l.id();
-        activities = l.activityLog();
-      }
+      Closed c = Closed.launch(f.tracer);
+      long id = c.id();
+      SharedLaunch.ActivityLog activities = c.log();
       List<SharedLaunch.GpuActivity> many = new ArrayList<>();
       int n = io.github.trtrace.core.internal.batch.LaunchLog.MAX_ACTIVITIES + 10;
       for (int i = 0; i < n; i++) {
@@ -223,12 +214,9 @@ class LaunchLogTest {
   void aTracerWithoutLaunchLogDropsKernelLinesAndSaysSo() {
     try (InferenceTracer tracer = InferenceTracer.builder().sink(RecordSink.named("none", batch -> {}))
         .shutdownHook(false).build()) {
-      SharedLaunch.ActivityLog log;
-      long id;
-      try (SharedLaunch l = tracer.launch(null)) {
-        log = l.activityLog();
-        id = l.id();
-      }
+      Closed c = Closed.launch(tracer);
+      SharedLaunch.ActivityLog log = c.log();
+      long id = c.id();
       assertThat(log.write(id, List.of(), 0)).isFalse();
     }
   }
@@ -303,6 +291,15 @@ class LaunchLogTest {
         }
       }
       assertThat(logged).hasSize(s.launchCount()).contains(s.firstLaunchId(), s.lastLaunchId());
+    }
+  }
+
+  /** A launch opened and closed with no member: its id and its tracer's activity log, for a kernels line. */
+  private record Closed(long id, SharedLaunch.ActivityLog log) {
+    static Closed launch(InferenceTracer tracer) {
+      try (SharedLaunch l = tracer.launch(null)) {
+        return new Closed(l.id(), l.activityLog());
+      }
     }
   }
 }
