@@ -71,7 +71,8 @@ final class KernelChecks {
    * CUPTI's clock), the CUDA-event time must be the lead-in plus the span within {@value #WINDOW_TOLERANCE_US} us
    * (what is left: the events' own execution, the clocks), in every launch after the process's first recorded one,
    * the first ones of each shape included (runs 17 and 18 held every launch to it: the first recorded launch came out
-   * at +55 us in run 18, the only one over; it carries CUPTI's start-up and is held to the span only, as before run 15).
+   * at +55 us in run 18, the only one over; it carries CUPTI's start-up and is held to the span only, as before run 15;
+   * run 19, on a slower host, had 3 of 139 over, by up to 53 us: GPU-RESULTS.md, "Runs 11 to 19").
    * Runs 7-14 held gpu_ms - span to 100 us without the lead-in, and one to nine launches a run went over (by up to
    * 570 us: host work, CUPTI's and TensorRT's, between the start event and the first kernel); that figure is still
    * printed. The activities' summed durations (busy) and the host-bound wait are reported,
