@@ -61,9 +61,7 @@ final class BufferPool<T> {
   /** Makes buffers until {@code n} are idle (bounded by max); off the launch path, before recording starts. */
   void warm(int n) {
     while (reuse && idle.size() < Math.min(n, max) && reserve()) {
-      T b = make.get();
-      made.increment();
-      idle.add(b);
+      idle.add(made());
     }
   }
 
@@ -80,8 +78,7 @@ final class BufferPool<T> {
         refused.increment();
         return null;
       }
-      made.increment();
-      return make.get();
+      return made();
     } finally {
       long d = System.nanoTime() - t0;
       requestNanos.add(d);
@@ -105,6 +102,18 @@ final class BufferPool<T> {
     for (T b; (b = idle.poll()) != null; ) {
       existing.decrementAndGet();
       free.accept(b);
+    }
+  }
+
+  /** A new buffer in a slot already reserved; the slot is given back if making it fails (no buffer, no slot). */
+  private T made() {
+    try {
+      T b = make.get();
+      made.increment();
+      return b;
+    } catch (RuntimeException | Error e) {
+      existing.decrementAndGet();
+      throw e;
     }
   }
 

@@ -110,6 +110,20 @@ class BufferPoolTest {
   }
 
   @Test
+  void aBufferThatCouldNotBeMadeLeavesItsSlotFree() {
+    AtomicInteger attempts = new AtomicInteger();
+    BufferPool<Object> p = new BufferPool<>(1, true, () -> {
+      if (attempts.incrementAndGet() == 1) {
+        throw new OutOfMemoryError("malloc");
+      }
+      return "buffer";
+    }, o -> {});
+    assertThatThrownBy(p::take).isInstanceOf(OutOfMemoryError.class);
+    assertThat(p.take()).as("the failed one's slot is free again").isEqualTo("buffer");
+    assertThat(p.stats().made()).isEqualTo(1);
+  }
+
+  @Test
   void aPoolOfNoBuffersIsRefused() {
     assertThatThrownBy(() -> pool(0, true)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max");
   }
