@@ -56,6 +56,21 @@ class KernelJoinerTest {
     return lines;
   }
 
+  /**
+   * One delivery of rows for launch {@code launchId}: an external correlation binding each API call's correlation id
+   * to the launch (as CUPTI writes one before each API record made while the id is pushed), then {@code rows}.
+   */
+  static List<ActivityRow> bound(long launchId, ActivityRow... rows) {
+    List<ActivityRow> out = new ArrayList<>();
+    for (ActivityRow r : rows) {
+      if (r.isApi()) {
+        out.add(ActivityRow.external(r.correlationId(), launchId));
+      }
+    }
+    out.addAll(List.of(rows));
+    return out;
+  }
+
   /** A kernel of correlation {@code c}. */
   static ActivityRow kernel(int c, long start) {
     return ActivityRow.kernel(c, start, start + 1_000, 0x20, 1, 1, 1, 32, 1, 1);
@@ -75,7 +90,7 @@ class KernelJoinerTest {
         ActivityRow.memcpy(8, 1_000, 3_000, 1, 4096),
         ActivityRow.kernel(9, 40_000, 50_000, 0x20, 16, 1, 1, 256, 1, 1)), 2 * MS);
     assertThat(j.round(2 * MS, false)).as("the marker has not come: the calls may go on").isZero();
-    j.rows(List.of(ActivityRow.external(10, 42), Calls.marker(10, 700)), 3 * MS);
+    j.rows(bound(42, Calls.marker(10, 700)), 3 * MS);
     assertThat(j.round(3 * MS, false)).isEqualTo(1);
     assertThat(log.ids).containsExactly(42L);
     assertThat(log.complete).containsExactly(true);
@@ -104,9 +119,7 @@ class KernelJoinerTest {
   void aCompleteLineSaysTheLeadInAndHowLongTheDeviceWaitedForTheHost() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 9), ActivityRow.external(2, 9), ActivityRow.external(3, 9),
-        ActivityRow.external(4, 9), ActivityRow.external(5, 9),
-        Calls.runtime(1, Calls.EVENT_RECORD, 100, 200),
+    j.rows(bound(9, Calls.runtime(1, Calls.EVENT_RECORD, 100, 200),
         Calls.runtime(2, Calls.LAUNCH_KERNEL, 1_000, 5_000),
         Calls.runtime(3, Calls.LAUNCH_KERNEL, 5_100, 7_500),
         Calls.runtime(4, Calls.LAUNCH_KERNEL, 7_600, 7_700),
@@ -124,7 +137,7 @@ class KernelJoinerTest {
   void aLineWithoutTheLaunchsApiCallsOrIncompleteSaysNoHostTiming() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 9), Calls.runtime(1, Calls.LAUNCH_KERNEL, 1_000, 5_000)), 0);
+    j.rows(bound(9, Calls.runtime(1, Calls.LAUNCH_KERNEL, 1_000, 5_000)), 0);
     j.completed(9, log, 0);
     j.round(0, true); // forced: written without its kernel nor its marker
     assertThat(log.complete).containsExactly(false);
@@ -136,8 +149,8 @@ class KernelJoinerTest {
   void recordsArriving500MsAfterTheCompletionAreInTheLineNotLate() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(7, 42), Calls.runtime(7, Calls.LAUNCH_KERNEL, 100, 200),
-        ActivityRow.external(8, 42), Calls.marker(8, 300)), 0);
+    j.rows(bound(42, Calls.runtime(7, Calls.LAUNCH_KERNEL, 100, 200),
+        Calls.marker(8, 300)), 0);
     j.completed(42, log, 0);
     assertThat(idle(j, 0, 500 * MS)).isZero();
     j.rows(List.of(kernel(7, 5_000)), 500 * MS);
@@ -153,8 +166,7 @@ class KernelJoinerTest {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.completed(5, log, 0);
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
-        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
         Calls.marker(3, 500), kernel(1, 10_000)), 10 * MS);
     assertThat(j.round(10 * MS, false)).isZero();
     assertThat(idle(j, 15 * MS, 300 * MS)).as("the second kernel is owed").isZero();
@@ -170,11 +182,11 @@ class KernelJoinerTest {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.completed(5, log, 0);
-    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), kernel(1, 10_000)),
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), kernel(1, 10_000)),
         1 * MS);
     assertThat(idle(j, 1 * MS, 100 * MS)).as("every call so far has its kernel, but the calls may go on").isZero();
-    j.rows(List.of(ActivityRow.external(2, 5), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
-        ActivityRow.external(3, 5), Calls.marker(3, 500)), 100 * MS);
+    j.rows(bound(5, Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
+        Calls.marker(3, 500)), 100 * MS);
     assertThat(j.round(100 * MS, false)).as("the second call's kernel is owed").isZero();
     j.rows(List.of(kernel(2, 20_000)), 120 * MS);
     assertThat(j.round(120 * MS, false)).isEqualTo(1);
@@ -187,10 +199,9 @@ class KernelJoinerTest {
     Lines log = new Lines();
     j.completed(5, log, 0);
     // the enqueue itself peeks at the last error before a launch: not the end of its calls
-    j.rows(List.of(ActivityRow.external(1, 5), Calls.marker(1, 100), ActivityRow.external(2, 5),
-        Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400), kernel(2, 10_000)), 1 * MS);
+    j.rows(bound(5, Calls.marker(1, 100), Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400), kernel(2, 10_000)), 1 * MS);
     assertThat(idle(j, 1 * MS, 50 * MS)).isZero();
-    j.rows(List.of(ActivityRow.external(3, 5), Calls.marker(3, 500)), 50 * MS);
+    j.rows(bound(5, Calls.marker(3, 500)), 50 * MS);
     assertThat(j.round(50 * MS, false)).isEqualTo(1);
     assertThat(log.complete).containsExactly(true);
   }
@@ -201,8 +212,8 @@ class KernelJoinerTest {
       KernelJoiner j = joiner(16);
       Lines log = new Lines();
       j.completed(5, log, 0);
-      j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
-          Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 120, 180),
+      j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200),
+          Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 120, 180),
           Calls.marker(3, 300), kernel(carried, 10_000)), 1 * MS);
       assertThat(j.round(1 * MS, false)).as("kernel carrying correlation %d", carried).isEqualTo(1);
       assertThat(log.complete).containsExactly(true);
@@ -215,8 +226,7 @@ class KernelJoinerTest {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.completed(5, log, 0);
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
-        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 210, 250),
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.driver(2, Calls.CU_LAUNCH_KERNEL, 210, 250),
         Calls.marker(3, 300), kernel(1, 10_000)), 1 * MS);
     assertThat(idle(j, 1 * MS, MAX_WAIT)).isZero();
     assertThat(j.round(MAX_WAIT, false)).isEqualTo(1);
@@ -229,8 +239,7 @@ class KernelJoinerTest {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.completed(5, log, 0);
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5),
-        Calls.runtime(1, Calls.GRAPH_LAUNCH, 100, 200), Calls.marker(2, 300),
+    j.rows(bound(5, Calls.runtime(1, Calls.GRAPH_LAUNCH, 100, 200), Calls.marker(2, 300),
         kernel(1, 10_000), kernel(1, 12_000), kernel(1, 14_000)), 1 * MS);
     assertThat(j.round(1 * MS, false)).isEqualTo(1);
     assertThat(log.complete).containsExactly(true);
@@ -242,8 +251,7 @@ class KernelJoinerTest {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.completed(5, log, 0);
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
-        Calls.runtime(1, Calls.HOST_FUNC, 100, 200), Calls.runtime(2, Calls.EVENT_RECORD, 210, 250),
+    j.rows(bound(5, Calls.runtime(1, Calls.HOST_FUNC, 100, 200), Calls.runtime(2, Calls.EVENT_RECORD, 210, 250),
         Calls.marker(3, 300)), 1 * MS);
     assertThat(j.round(1 * MS, false)).isEqualTo(1);
     assertThat(log.complete).containsExactly(true);
@@ -254,12 +262,11 @@ class KernelJoinerTest {
   void aLaunchStillOwingRecordsAtItsMaximumWaitIsWrittenIncompleteAndCounted() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 5), ActivityRow.external(2, 5), ActivityRow.external(3, 5),
-        Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.MEMCPY_ASYNC, 300, 400),
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200), Calls.runtime(2, Calls.MEMCPY_ASYNC, 300, 400),
         Calls.marker(3, 500), kernel(1, 10_000)), 0);
     j.completed(5, log, 10 * MS);
     // no marker ever for launch 6
-    j.rows(List.of(ActivityRow.external(4, 6), Calls.runtime(4, Calls.LAUNCH_KERNEL, 600, 700), kernel(4, 20_000)),
+    j.rows(bound(6, Calls.runtime(4, Calls.LAUNCH_KERNEL, 600, 700), kernel(4, 20_000)),
         0);
     j.completed(6, log, 10 * MS);
     assertThat(idle(j, 10 * MS, 10 * MS + MAX_WAIT)).isZero();
@@ -330,11 +337,11 @@ class KernelJoinerTest {
   void rowsArrivingAfterTheirLaunchWasWrittenAreCountedLate() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200),
-        ActivityRow.external(3, 5), Calls.marker(3, 300), kernel(1, 10_000)), 0);
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200),
+        Calls.marker(3, 300), kernel(1, 10_000)), 0);
     j.completed(5, log, 0);
     assertThat(j.round(0, false)).isEqualTo(1);
-    j.rows(List.of(ActivityRow.external(2, 5), ActivityRow.kernel(2, 30, 40, 0x20, 1, 1, 1, 1, 1, 1),
+    j.rows(bound(5, ActivityRow.kernel(2, 30, 40, 0x20, 1, 1, 1, 1, 1, 1),
         Calls.runtime(2, Calls.LAUNCH_KERNEL, 150, 160)), 1 * MS);
     j.round(1 * MS, true);
     assertThat(log.ids).containsExactly(5L);
@@ -345,7 +352,7 @@ class KernelJoinerTest {
   void aForcedFlushWritesEveryCompletedLaunchSayingWhetherItIsComplete() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
-    j.rows(List.of(ActivityRow.external(1, 5), Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200)), 0);
+    j.rows(bound(5, Calls.runtime(1, Calls.LAUNCH_KERNEL, 100, 200)), 0);
     j.completed(5, log, 0);
     assertThat(j.round(0, true)).isEqualTo(1);
     assertThat(log.complete).containsExactly(false);
