@@ -148,10 +148,14 @@ final class LaunchJoin {
    * each, the {@value #KEPT_KERNELS} largest kept.
    */
   static LaunchLine compact(LaunchLine line, @Nullable BuildReport report) {
+    List<String> names = new ArrayList<>(); // the line's kernels, in their order
+    List<Double> ms = new ArrayList<>();
     java.util.Map<String, Double> byName = new java.util.HashMap<>();
     double kernelMs = 0;
     for (int i = 0; i < line.kernels; i++) {
       if ("kernel".equals(line.kernelKinds[i])) {
+        names.add(line.kernelNames[i]);
+        ms.add(line.kernelMs[i]);
         byName.merge(line.kernelNames[i], line.kernelMs[i], Double::sum);
         kernelMs += line.kernelMs[i];
       }
@@ -165,18 +169,8 @@ final class LaunchJoin {
     c.incomplete = line.incomplete;
     c.unmatchedCalls = line.unmatchedCalls;
     c.kernelMsSum = kernelMs;
-    byName.entrySet().stream()
-        .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
-        .limit(KEPT_KERNELS).forEach(e -> c.addKernel("kernel", e.getKey(), e.getValue()));
+    largest(byName, (name, t) -> c.addKernel("kernel", name, t));
     if (report != null) {
-      List<String> names = new ArrayList<>();
-      List<Double> ms = new ArrayList<>();
-      for (int i = 0; i < line.kernels; i++) {
-        if ("kernel".equals(line.kernelKinds[i])) {
-          names.add(line.kernelNames[i]);
-          ms.add(line.kernelMs[i]);
-        }
-      }
       List<BuildReport.@Nullable Layer> ran = report.layersOfKernels(names);
       java.util.Map<String, Double> byLayer = new java.util.HashMap<>();
       for (int i = 0; i < ran.size(); i++) {
@@ -187,12 +181,18 @@ final class LaunchJoin {
         }
       }
       c.kernelsInLine = names.size();
-      c.layerMs = new java.util.LinkedHashMap<>();
-      byLayer.entrySet().stream()
-          .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
-          .limit(KEPT_KERNELS).forEach(e -> c.layerMs.put(e.getKey(), e.getValue()));
+      java.util.Map<String, Double> layerMs = new java.util.LinkedHashMap<>();
+      largest(byLayer, layerMs::put);
+      c.layerMs = layerMs;
     }
     return c;
+  }
+
+  /** The {@value #KEPT_KERNELS} largest entries of {@code ms}, most first (ties by name), to {@code into}. */
+  private static void largest(java.util.Map<String, Double> ms, java.util.function.BiConsumer<String, Double> into) {
+    ms.entrySet().stream()
+        .sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(java.util.Map.Entry.comparingByKey()))
+        .limit(KEPT_KERNELS).forEach(e -> into.accept(e.getKey(), e.getValue()));
   }
 
   /** Launches with IDs in {@code [first, last]} whose member lists were truncated and do not list this request. */
