@@ -58,10 +58,12 @@ JARS=(
 OUT=examples/target/gpucheck
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
 CP="trace-core/target/classes:trace-testing/target/classes:trace-tensorrt-model/target/classes:trace-tensorrt/target/classes:$(IFS=:; echo "${JARS[*]}")"
-# The network and a request's device state live in the examples (shared with the demo's TensorRT backend):
-# compiled here from source, so the check needs no examples build.
+# The network and a request's device state live in the examples (shared with the demo's TensorRT backend), and
+# the ratio summaries too (shared with the demo's CPU overhead program): compiled here from source, so the check
+# needs no examples build.
 javac --release 17 -nowarn -cp "$CP:$M2/org/jspecify/jspecify/$JSPECIFY/jspecify-$JSPECIFY.jar" -d "$OUT/classes" \
-  $(find examples/src/gpu-check/trt10/java examples/src/main/java/io/github/trtrace/examples/tensorrt -name '*.java')
+  $(find examples/src/gpu-check/trt10/java examples/src/main/java/io/github/trtrace/examples/tensorrt \
+    examples/src/main/java/io/github/trtrace/examples/stats -name '*.java')
 
 jar cf "$DEST/trtrace-gpucheck.jar" -C "$OUT/classes" .
 jar cf "$DEST/trtrace-classes.jar" -C trace-core/target/classes . -C trace-testing/target/classes . -C trace-tensorrt-model/target/classes . -C trace-tensorrt/target/classes .

@@ -6,6 +6,7 @@ import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TraceScope;
 import io.github.trtrace.core.sink.JsonLinesFileSink;
 import io.github.trtrace.core.sink.RecordSink;
+import io.github.trtrace.examples.stats.Ratios;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -224,7 +225,7 @@ public final class CpuBackendOverhead {
       }
       p50[k] = quantile(bf, 0.5) / quantile(bn, 0.5);
       p99[k] = quantile(bf, 0.99) / quantile(bn, 0.99);
-      paired[k] = median(br);
+      paired[k] = Ratios.median(br);
     }
     double[] ratios = new double[rounds];
     for (int i = 0; i < rounds; i++) {
@@ -240,7 +241,7 @@ public final class CpuBackendOverhead {
     // On-CPU time of the serving thread: what tracing costs in instructions; the wall-clock ratio adds
     // what it costs off the CPU (the thread descheduled for the tracer's writer or for other processes).
     System.out.printf(Locale.ROOT, "[cpu-overhead] serving thread's CPU time: paired median ratio %.4f%n",
-        median(cpuRatios));
+        Ratios.median(cpuRatios));
     for (LoadGenerator.Kind kind : LoadGenerator.Kind.values()) {
       double[] k = new double[rounds];
       int m = 0;
@@ -251,7 +252,7 @@ public final class CpuBackendOverhead {
       }
       if (m > 0) {
         System.out.printf(Locale.ROOT, "[cpu-overhead] %s prompts: %d rounds, paired median ratio %.4f%n",
-            kind.name().toLowerCase(Locale.ROOT), m, median(Arrays.copyOf(k, m)));
+            kind.name().toLowerCase(Locale.ROOT), m, Ratios.median(Arrays.copyOf(k, m)));
       }
     }
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_p50_ratio=%.4f (95%% %s)%n",
@@ -259,7 +260,7 @@ public final class CpuBackendOverhead {
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_p99_ratio=%.4f (95%% %s)%n",
         quantile(f, 0.99) / quantile(n, 0.99), interval(p99));
     System.out.printf(Locale.ROOT, "[cpu-overhead] RESULT latency_paired_median_ratio=%.4f (95%% %s)%n",
-        median(ratios), interval(paired));
+        Ratios.median(ratios), interval(paired));
   }
 
   private static final java.lang.management.ThreadMXBean THREADS =
@@ -352,17 +353,9 @@ public final class CpuBackendOverhead {
     return s[Math.min(s.length - 1, (int) Math.ceil(q * s.length) - 1)];
   }
 
-  private static double median(double[] values) {
-    double[] s = values.clone();
-    Arrays.sort(s);
-    int m = s.length / 2;
-    return s.length % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-  }
-
   private static String interval(double[] boot) {
-    double[] s = boot.clone();
-    Arrays.sort(s);
-    return String.format(Locale.ROOT, "%.4f..%.4f", s[(int) (0.025 * s.length)], s[(int) (0.975 * s.length) - 1]);
+    double[] ci = Ratios.central95(boot);
+    return String.format(Locale.ROOT, "%.4f..%.4f", ci[0], ci[1]);
   }
 
   private static long[] round(double[] v) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
+import io.github.trtrace.examples.stats.Ratios;
 import io.github.trtrace.examples.tensorrt.TransformerNetwork;
 import io.github.trtrace.tensorrt.engine.KernelRecordPolicy;
 import io.github.trtrace.tensorrt.engine.TracedEngine;
@@ -281,18 +282,10 @@ final class KernelChecks {
       for (int k = 0; k < blocks; k++) {
         sample[k] = r[rnd.nextInt(blocks)];
       }
-      medians[i] = median(sample);
+      medians[i] = Ratios.median(sample);
     }
-    Arrays.sort(medians);
-    return String.format(Locale.ROOT, "%.4f (95 %% %.4f-%.4f, %d blocks)", median(r), medians[(int) (0.025 * medians.length)],
-        medians[(int) (0.975 * medians.length) - 1], blocks);
-  }
-
-  private static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
-    int n = s.length;
-    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    double[] ci = Ratios.central95(medians);
+    return String.format(Locale.ROOT, "%.4f (95 %% %.4f-%.4f, %d blocks)", Ratios.median(r), ci[0], ci[1], blocks);
   }
 
   /**
