@@ -778,9 +778,7 @@ final class BatchedChecks implements AutoCloseable {
     }
 
     double p(double q) {
-      double[] s = Arrays.copyOf(ns, count);
-      Arrays.sort(s);
-      return s[Math.min(count - 1, (int) (q * count))] / 1e3;
+      return quantileUs(0, count, q);
     }
 
     double mean() {
@@ -794,9 +792,15 @@ final class BatchedChecks implements AutoCloseable {
 
     /** Quantile {@code q} (us) of the {@code k}-th block of {@code perBlock} launches, in the order they ran. */
     double blockP(int k, int perBlock, double q) {
-      double[] s = Arrays.copyOfRange(ns, k * perBlock, (k + 1) * perBlock);
+      return quantileUs(k * perBlock, (k + 1) * perBlock, q);
+    }
+
+    /** Quantile {@code q} (us) of the launches {@code from} (inclusive) to {@code to} (exclusive). */
+    private double quantileUs(int from, int to, double q) {
+      double[] s = Arrays.copyOfRange(ns, from, to);
       Arrays.sort(s);
-      return s[Math.min(perBlock - 1, (int) (q * perBlock))] / 1e3;
+      int n = to - from;
+      return s[Math.min(n - 1, (int) (q * n))] / 1e3;
     }
 
     double perSecond() {
