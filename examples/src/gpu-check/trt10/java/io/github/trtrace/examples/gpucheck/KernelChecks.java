@@ -179,13 +179,14 @@ final class KernelChecks {
       double spanMs = e.getValue()[3];
       int activities = (int) e.getValue()[1];
       double gap = gpuMs - spanMs;
+      boolean firstRecorded = first.isEmpty(); // the lowest launch id: the process's first recorded launch
       double leadIn = e.getValue()[4];
+      double residueUs = (gpuMs - leadIn - spanMs) * 1000;
       if (Double.isNaN(leadIn)) {
         withoutLeadIn++;
-      } else if (first.isEmpty()) { // the process's first recorded launch: CUPTI's start-up, reported apart
-        firstResidue = String.format(Locale.ROOT, "%+.0f us", (gpuMs - leadIn - spanMs) * 1000);
+      } else if (firstRecorded) { // CUPTI's start-up: reported apart
+        firstResidue = String.format(Locale.ROOT, "%+.0f us", residueUs);
       } else {
-        double residueUs = (gpuMs - leadIn - spanMs) * 1000;
         residues.add(residueUs);
         hostShare.add(e.getValue()[5] / gpuMs);
         if (Math.abs(residueUs) > WINDOW_TOLERANCE_US && outsideWindow.size() < 5) {
@@ -197,7 +198,7 @@ final class KernelChecks {
       Integer b = batch.get(e.getKey());
       boolean newShape = !java.util.Objects.equals(b, lastBatch);
       lastBatch = b;
-      if (first.isEmpty()) { // the lowest launch id: the first recorded launch of the process
+      if (firstRecorded) {
         first = String.format(Locale.ROOT, "first recorded launch: gpu_ms %.3f, span %.3f ms (CUPTI's start-up)", gpuMs,
             spanMs);
         ok = spanMs <= gpuMs + 0.002;
