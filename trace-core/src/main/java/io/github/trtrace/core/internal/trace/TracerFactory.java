@@ -75,45 +75,39 @@ public final class TracerFactory {
     InferenceRecord build(RecordValues values);
   }
 
-  private static volatile @Nullable ValueRule valueRule;
-  private static volatile @Nullable RecordAssembly recordAssembly;
+  /** What {@code InferenceRecord} installs, set once together. */
+  private record Installed(ValueRule rule, RecordAssembly assembly) {}
+
+  private static volatile @Nullable Installed installed;
 
   /** Called once, by {@code InferenceRecord}'s static initialiser. */
   public static void install(ValueRule rule, RecordAssembly assembly) {
-    recordAssembly = Objects.requireNonNull(assembly, "assembly");
-    valueRule = Objects.requireNonNull(rule, "rule");
+    installed = new Installed(Objects.requireNonNull(rule, "rule"), Objects.requireNonNull(assembly, "assembly"));
   }
 
   static ValueRule valueRule() {
-    ValueRule r = valueRule;
-    if (r == null) {
-      initialiseRecord();
-      r = valueRule;
-      if (r == null) {
-        throw new IllegalStateException("InferenceRecord did not install its value rule");
-      }
-    }
-    return r;
+    return installed().rule();
   }
 
   static RecordAssembly recordAssembly() {
-    RecordAssembly a = recordAssembly;
-    if (a == null) {
-      initialiseRecord();
-      a = recordAssembly;
-      if (a == null) {
-        throw new IllegalStateException("InferenceRecord did not install its record assembly");
-      }
-    }
-    return a;
+    return installed().assembly();
   }
 
-  private static void initialiseRecord() {
-    try {
-      Class.forName(InferenceRecord.class.getName(), true, InferenceRecord.class.getClassLoader());
-    } catch (ClassNotFoundException e) {
-      throw new IllegalStateException(e);
+  /** What {@code InferenceRecord} installed, initialising that class first if it was not yet. */
+  private static Installed installed() {
+    Installed i = installed;
+    if (i == null) {
+      try {
+        Class.forName(InferenceRecord.class.getName(), true, InferenceRecord.class.getClassLoader());
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException(e);
+      }
+      i = installed;
+      if (i == null) {
+        throw new IllegalStateException("InferenceRecord did not install its value rule and record assembly");
+      }
     }
+    return i;
   }
 
   /** The most input and output characters queued entries keep for the worker to inspect. */
