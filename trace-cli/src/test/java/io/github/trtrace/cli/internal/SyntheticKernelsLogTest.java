@@ -82,19 +82,8 @@ class SyntheticKernelsLogTest {
    */
   @Test
   void explainStatsAndReportSayWhenALaunchsKernelListIsIncomplete() throws IOException {
-    Path marked = Files.createDirectories(dir.resolve("incomplete"));
-    boolean[] first = {true};
-    List<String> launchLines = Files.readAllLines(dir.resolve("SYNTHETIC-kernels-launches.jsonl")).stream()
-        .map(l -> {
-          if (!l.contains("\"kernels\":")) {
-            return l;
-          }
-          String field = first[0] ? ",\"complete\":false,\"unmatched_calls\":2}" : ",\"complete\":true}";
-          first[0] = false;
-          return l.substring(0, l.lastIndexOf('}')) + field;
-        }).toList();
-    Files.write(marked.resolve("launches.jsonl"), launchLines);
-    Files.copy(dir.resolve("SYNTHETIC-kernels-records.jsonl"), marked.resolve("records.jsonl"));
+    Path marked = withKernelsFields("incomplete", ",\"complete\":false,\"unmatched_calls\":2",
+        ",\"complete\":true", ",\"complete\":true");
 
     Cli explain = Cli.run("explain", "req-k1", marked.toString());
     assertThat(explain.code()).as(explain.err()).isZero();
@@ -121,19 +110,8 @@ class SyntheticKernelsLogTest {
    */
   @Test
   void explainAndReportSayHowLongTheDeviceWaitedForTheHost() throws IOException {
-    Path timed = Files.createDirectories(dir.resolve("host-wait"));
-    String[] waits = {"0.012", "0.018", null};
-    int[] n = {0};
-    List<String> launchLines = Files.readAllLines(dir.resolve("SYNTHETIC-kernels-launches.jsonl")).stream()
-        .map(l -> {
-          if (!l.contains("\"kernels\":")) {
-            return l;
-          }
-          String w = waits[n[0]++];
-          return w == null ? l : l.substring(0, l.lastIndexOf('}')) + ",\"lead_in_ms\":0.004,\"host_wait_ms\":" + w + "}";
-        }).toList();
-    Files.write(timed.resolve("launches.jsonl"), launchLines);
-    Files.copy(dir.resolve("SYNTHETIC-kernels-records.jsonl"), timed.resolve("records.jsonl"));
+    Path timed = withKernelsFields("host-wait", ",\"lead_in_ms\":0.004,\"host_wait_ms\":0.012",
+        ",\"lead_in_ms\":0.004,\"host_wait_ms\":0.018", "");
 
     Cli explain = Cli.run("explain", "req-k1", timed.toString());
     assertThat(explain.code()).as(explain.err()).isZero();
@@ -146,6 +124,22 @@ class SyntheticKernelsLogTest {
     assertThat(Files.readString(html)).contains("the device waited for the host 0.030 ms of 0.180 ms (16.7 %)");
     assertThat(Cli.run("explain", "req-k1", dir.toString()).out()).as("lines that do not say it: nothing said")
         .doesNotContain("waited for the host");
+  }
+
+  /**
+   * The fixture's records and launch log in folder {@code name}, the i-th kernels line given {@code fields[i]}
+   * (JSON members with their leading comma; "" leaves it as it is) before its closing brace.
+   */
+  private Path withKernelsFields(String name, String... fields) throws IOException {
+    Path out = Files.createDirectories(dir.resolve(name));
+    int[] n = {0};
+    List<String> launchLines = Files.readAllLines(dir.resolve("SYNTHETIC-kernels-launches.jsonl")).stream()
+        .map(l -> l.contains("\"kernels\":") ? l.substring(0, l.lastIndexOf('}')) + fields[n[0]++] + "}" : l)
+        .toList();
+    assertThat(n[0]).as("kernels lines in the fixture").isEqualTo(fields.length);
+    Files.write(out.resolve("launches.jsonl"), launchLines);
+    Files.copy(dir.resolve("SYNTHETIC-kernels-records.jsonl"), out.resolve("records.jsonl"));
+    return out;
   }
 
   @Test
