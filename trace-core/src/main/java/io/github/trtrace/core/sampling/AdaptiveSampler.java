@@ -2,6 +2,7 @@ package io.github.trtrace.core.sampling;
 
 import io.github.trtrace.core.Status;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.sampling.EndReadingSampler;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * A success is recorded <em>after</em> its own decision: it is judged against the requests before
  * it, and an outlier cannot raise the bar it is measured against.
  */
-final class AdaptiveSampler implements Sampler {
+final class AdaptiveSampler implements Sampler, EndReadingSampler {
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger(Sampler.class), 60_000);
   private static final int SUB_WINDOWS = 6;
@@ -42,6 +43,8 @@ final class AdaptiveSampler implements Sampler {
   private final int maxModels;
   private final DoubleSupplier random;
   private final LongSupplier clock;
+  /** Whether {@link #clock} is {@code System.nanoTime} (the builder was given no clock). */
+  private final boolean systemClock;
 
   private final ConcurrentHashMap<String, ModelLatency> models = new ConcurrentHashMap<>();
   private final Object admitLock = new Object();
@@ -59,7 +62,8 @@ final class AdaptiveSampler implements Sampler {
       double percentile,
       int maxModels,
       DoubleSupplier random,
-      LongSupplier clock) {
+      LongSupplier clock,
+      boolean systemClock) {
     this.rate = rate;
     this.fixedThresholdMs = fixedThresholdMs;
     this.adaptive = adaptive;
@@ -69,6 +73,7 @@ final class AdaptiveSampler implements Sampler {
     this.maxModels = maxModels;
     this.random = random;
     this.clock = clock;
+    this.systemClock = systemClock;
     for (int i = 0; i < kept.length; i++) {
       kept[i] = new LongAdder();
     }
@@ -77,6 +82,20 @@ final class AdaptiveSampler implements Sampler {
 
   @Override
   public @Nullable String decide(String modelName, Status status, double latencyMs) {
+    return decide(modelName, status, latencyMs, Long.MIN_VALUE);
+  }
+
+  @Override
+  public boolean sharesClock(LongSupplier tracerClock, boolean systemClocks) {
+    return tracerClock == clock || (systemClock && systemClocks);
+  }
+
+  /**
+   * {@link #decide(String, Status, double)} with the request's end as read on this sampler's clock, or
+   * {@code Long.MIN_VALUE}: the clock is read here, and only when the adaptive window needs it.
+   */
+  @Override
+  public @Nullable String decide(String modelName, Status status, double latencyMs, long nowNanos) {
     try {
       if (status != Status.SUCCESS) {
         if (status == null) {
@@ -97,7 +116,7 @@ final class AdaptiveSampler implements Sampler {
       }
       if (adaptive) {
         ModelLatency model = model(modelName);
-        long now = clock.getAsLong();
+        long now = nowNanos == Long.MIN_VALUE ? clock.getAsLong() : nowNanos;
         if (reason < 0 && latency >= model.thresholdMs(now)) {
           reason = R_SLOW_P99;
         }

@@ -87,6 +87,7 @@ public interface Sampler {
     private int maxModels = 1024;
     private DoubleSupplier randomSource = () -> ThreadLocalRandom.current().nextDouble();
     private LongSupplier nanoClock = System::nanoTime;
+    private boolean systemClock = true;
 
     private Builder() {}
 
@@ -164,6 +165,7 @@ public interface Sampler {
     /** Monotonic clock in nanoseconds for the sliding window; for tests (default System::nanoTime). */
     public Builder nanoClock(LongSupplier nanoClock) {
       this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+      this.systemClock = false;
       return this;
     }
 
@@ -178,7 +180,8 @@ public interface Sampler {
           percentile,
           maxModels,
           randomSource,
-          nanoClock);
+          nanoClock,
+          systemClock);
     }
   }
 

@@ -260,7 +260,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       record.endEpochNanos = epochNanos(now);
     }
     fireStageEnds(stillOpen, now);
-    boolean handedOff = services.handoff.finish(record, in, handles, gpuMark);
+    boolean handedOff = services.handoff.finish(record, in, handles, gpuMark, now);
     synchronized (this) {
       if (handedOff || !pooled) {
         entry = null; // the dispatcher owns it now, or it goes back to the pool below

@@ -87,7 +87,8 @@ final class DefaultInferenceTracer implements InferenceTracer {
     this.dispatcher = dispatcher;
     this.gpuPoller = gpuPoller;
     ListenerEnds.Failures failures = this::listenerFailed;
-    this.handoff = new RecordHandoff(sampler, b.redactor, b.inputDigest, dispatcher, gpuPoller, failures);
+    this.handoff = new RecordHandoff(sampler, b.redactor, b.inputDigest, dispatcher, gpuPoller, failures,
+        b.nanoClock, b.systemClocks);
     this.services = new TraceServices(nanoClock, new RecordEntry.Pool(ENTRY_POOL_CAPACITY, failures),
         b.inputDigest, b.veryLongInputChars, handoff, misuse);
     this.garbageFree = b.garbageFree;

@@ -9,10 +9,12 @@ import io.github.trtrace.core.internal.dispatch.PendingOffer;
 import io.github.trtrace.core.internal.gpu.GpuMetricsPoller;
 import io.github.trtrace.core.internal.gpu.GpuUsage;
 import io.github.trtrace.core.internal.log.RateLimitedLogger;
+import io.github.trtrace.core.internal.sampling.EndReadingSampler;
 import io.github.trtrace.core.redact.Redactor;
 import io.github.trtrace.core.sampling.Sampler;
 import java.time.Instant;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,8 @@ final class RecordHandoff {
   static final String RECORD_ERROR = "trtrace.record_error";
 
   private final Sampler sampler;
+  /** The sampler when it reads the tracer's clock: it then decides with the trace's end reading (none of its own). */
+  private final @Nullable EndReadingSampler endReading;
   private final Redactor redactor;
   private final boolean inputDigest;
   private final Dispatcher dispatcher;
@@ -52,8 +56,11 @@ final class RecordHandoff {
       boolean inputDigest,
       Dispatcher dispatcher,
       @Nullable GpuMetricsPoller gpuPoller,
-      ListenerEnds.Failures listenerFailures) {
+      ListenerEnds.Failures listenerFailures,
+      LongSupplier nanoClock,
+      boolean systemClocks) {
     this.sampler = sampler;
+    this.endReading = sampler instanceof EndReadingSampler s && s.sharesClock(nanoClock, systemClocks) ? s : null;
     this.redactor = redactor;
     this.inputDigest = inputDigest;
     this.dispatcher = dispatcher;
@@ -64,7 +71,8 @@ final class RecordHandoff {
 
   /**
    * Called once per trace, on the thread that ended it, with the entry's end figures set ({@code
-   * status}, {@code latencyMs}, {@code endEpochNanos}). Returns true when {@code record} was handed to
+   * status}, {@code latencyMs}, {@code endEpochNanos}) and {@code endNanos}, the tracer clock's reading
+   * they were computed from. Returns true when {@code record} was handed to
    * the dispatcher (which then owns it); false when it stays the trace's (sampled out, dropped, failed,
    * or built here into an immutable record that was offered instead).
    */
@@ -72,14 +80,18 @@ final class RecordHandoff {
       RecordEntry record,
       @Nullable CharSequence input,
       TraceListener.Handle @Nullable [] handles,
-      GpuMetricsPoller.@Nullable Mark gpuMark) {
+      GpuMetricsPoller.@Nullable Mark gpuMark,
+      long endNanos) {
     ended.increment();
     Status status = record.status;
     double latencyMs = record.latencyMs;
     InferenceRecord built = null;
     String reason;
     try {
-      reason = sampler.decide(record.modelName, status, latencyMs);
+      EndReadingSampler timed = endReading;
+      reason = timed != null
+          ? timed.decide(record.modelName, status, latencyMs, endNanos)
+          : sampler.decide(record.modelName, status, latencyMs);
     } catch (RuntimeException e) {
       recordErrors.increment();
       LOG.warn("trtrace could not record a request: {}", e.toString());
