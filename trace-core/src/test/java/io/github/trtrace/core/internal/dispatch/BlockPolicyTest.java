@@ -124,4 +124,66 @@ class BlockPolicyTest {
         .contains("held", "held-next", "r-0", "r-3", "after")
         .doesNotContain("refused-at-once");
   }
+
+  /** A sink whose every batch waits for a permit of the test, and which notes each batch's size. */
+  static final class SteppedSink implements RecordSink {
+    final java.util.concurrent.CopyOnWriteArrayList<Integer> sizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final java.util.concurrent.Semaphore permits = new java.util.concurrent.Semaphore(0);
+
+    @Override
+    public String name() {
+      return "stepped";
+    }
+
+    @Override
+    public void write(List<InferenceRecord> batch) throws java.io.IOException {
+      sizes.add(batch.size());
+      try {
+        permits.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted");
+      }
+    }
+  }
+
+  /**
+   * While a producer waits for space, the worker takes a quarter batch, so that space is freed sooner
+   * (issue 22, the far tail at saturation); once nobody waits, it takes full batches again. The sink
+   * writes a batch only when the test allows it, so what the worker takes is known at each step.
+   */
+  @Test
+  void theWorkerTakesSmallerBatchesOnlyWhileProducersWaitForSpace() throws Exception {
+    SteppedSink sink = new SteppedSink();
+    Dispatcher d = Dispatcher.builder().sink(sink).policy(QueueFullPolicy.BLOCK).blockTimeout(Duration.ofSeconds(10))
+        .exportTimeout(Duration.ofSeconds(10)).queueCapacity(64).reservedCapacity(0).batchSize(16).shutdownHook(false)
+        .build();
+    dispatchers.add(d);
+    assertThat(d.offer(record("held"), false)).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.sizes.size() == 1); // inside the sink
+    assertThat(d.offer(record("held-next"), false)).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).holdsNextBatch(0));
+    for (int i = 0; i < 64; i++) {
+      assertThat(d.offer(record("q-" + i), false)).as("queued without waiting").isTrue();
+    }
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<Boolean> waiting = pool.submit(() -> d.offer(record("waiter"), false));
+      // parked in its wait for space (registered as a waiter before it parks)
+      await().atMost(Duration.ofSeconds(20)).until(() -> ((DefaultDispatcher) d).hasBlockedProducers());
+      // "held" and "held-next" written: the sink starts the next batch, which the worker took while
+      // the producer waited; it may also have taken the one after before the producer left its wait
+      sink.permits.release(2);
+      assertThat(waiting.get(30, SECONDS)).isTrue();
+      await().atMost(Duration.ofSeconds(20)).until(() -> sink.sizes.size() >= 3);
+      assertThat(sink.sizes.get(2)).as("the batch taken while a producer waited").isEqualTo(4);
+      sink.permits.release(100); // nobody waits any more
+      d.flush().get(30, SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sink.sizes.get(3)).isIn(4, 16);
+    assertThat(sink.sizes.subList(4, sink.sizes.size())).as("batches taken once nobody waited").startsWith(16, 16);
+    assertThat(written(d.stats())).isEqualTo(67);
+  }
 }
