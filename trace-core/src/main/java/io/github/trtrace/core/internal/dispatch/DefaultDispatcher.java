@@ -290,11 +290,6 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   }
 
   /** Whether sink {@code index} holds a batch behind the call it is in (for tests). */
-  /** Whether a producer waits for space under BLOCK (for tests). */
-  boolean hasBlockedProducers() {
-    return offers.hasWaiters();
-  }
-
   boolean holdsNextBatch(int index) {
     return sinks[index].holdsNext();
   }

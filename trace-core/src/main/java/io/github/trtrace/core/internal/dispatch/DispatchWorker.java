@@ -47,8 +47,6 @@ final class DispatchWorker {
   private final DispatchQueues queues;
   private final DropCounts drops;
   private final int batchSize;
-  /** The batch while producers wait for space: see {@link #fill}. */
-  private final int waitingBatchSize;
   private final long flushIntervalNanos;
   private final long maxWriteDelayNanos;
   private final long exportTimeoutNanos;
@@ -85,7 +83,6 @@ final class DispatchWorker {
     this.queues = queues;
     this.drops = drops;
     this.batchSize = b.batchSize;
-    this.waitingBatchSize = Math.max(1, b.batchSize / 4);
     this.flushIntervalNanos = b.flushInterval.toNanos();
     this.maxWriteDelayNanos = b.maxWriteDelay.toNanos();
     this.exportTimeoutNanos = b.exportTimeout.toNanos();
@@ -243,16 +240,10 @@ final class DispatchWorker {
     parked.set(false);
   }
 
-  /**
-   * Moves up to a batch of records into {@code batch}, reserve first; at most the given counts. While
-   * producers wait for space (BLOCK, queue full) the batch is a quarter of the batch size: queue space
-   * is freed only when the worker takes records out, which it does once per batch the sink starts, so
-   * smaller batches free it sooner for the callers that wait (issue 22, the far tail at saturation).
-   */
+  /** Moves up to a batch of records into {@code batch}, reserve first; at most the given counts. */
   private int fill(List<InferenceRecord> batch, long maxReserved, long maxMain) {
-    int size = d.offers.hasWaiters() ? waitingBatchSize : batchSize;
-    int n = take(queues.reserve, batch, size, maxReserved);
-    return n + take(queues.main, batch, size - n, maxMain);
+    int n = take(queues.reserve, batch, batchSize, maxReserved);
+    return n + take(queues.main, batch, batchSize - n, maxMain);
   }
 
   private int take(

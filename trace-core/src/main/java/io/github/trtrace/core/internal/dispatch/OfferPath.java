@@ -180,11 +180,6 @@ final class OfferPath {
     return -1;
   }
 
-  /** Whether a producer is parked (or about to park) waiting for space under BLOCK. */
-  boolean hasWaiters() {
-    return waiting.get() > 0;
-  }
-
   /** Unparks every producer waiting for space; the worker calls it after taking records out. */
   void releaseWaiters() {
     // the queues publish the freed space with an ordered store; the fence keeps the read of
