@@ -6,7 +6,8 @@
 # DEMO_MODEL=large|small (default large: 414 M parameters; small: the GPU check's 42 M), DEMO_OPT=0|1 (builder
 # optimisation level, default 1), DEMO_TIMEOUT seconds (default 230), DEMO_ARGS (extra Demo options, e.g.
 # "--requests 200"), DEMO_JOPTS (extra JVM options, e.g. "-Dtrtrace.kernels.sample=0.05": kernel records for 5 % of
-# the launches, kernels lines in the launch log).
+# the launches, kernels lines in the launch log; "-Dtrtrace.demo.trt.profile=0.05": per-layer times of 5 % of the
+# launches in their launch lines; examples/src/gpu/layer-scaling.py reads either from the saved launch log).
 set -o pipefail
 source .gpu/trt106/env.sh || exit 3
 APP=${1:-/root/demo}
