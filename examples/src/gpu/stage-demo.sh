@@ -30,4 +30,13 @@ SLF4J=$(sed -n 's:.*<slf4j.version>\(.*\)</slf4j.version>.*:\1:p' pom.xml | head
 [ -f "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar" ] || \
   mvn -B -q dependency:get -Dartifact=org.slf4j:slf4j-simple:$SLF4J -Dtransitive=false
 cp "$M2/org/slf4j/slf4j-simple/$SLF4J/slf4j-simple-$SLF4J.jar" "$DEST/"
+# Kernel records (-Dtrtrace.kernels.sample): this CUDA line's libcupti from the cuda preset's redist jar, into
+# $DEST/native; run-demo-trt106.sh puts it where the 12.6 preset looks first (see there why).
+REDIST="$M2/org/bytedeco/cuda/$CUDA/cuda-$CUDA-linux-x86_64-redist.jar"
+if [ -f "$REDIST" ]; then
+  mkdir -p "$DEST/native"
+  for lib in $(unzip -Z1 "$REDIST" | grep -E '^org/bytedeco/cuda/linux-x86_64/libcupti\.so'); do
+    unzip -q -j -o "$REDIST" "$lib" -d "$DEST/native"
+  done
+fi
 du -sh "$DEST"; ls "$DEST"

@@ -230,12 +230,12 @@ public interface SharedLaunch extends AutoCloseable {
    * // or when it stopped waiting with 2 work-issuing calls still owing their records:
    * log.write(launchId, activities, 0, false, 2);
    * // with the host's part of the launch's GPU window (from the recorder's API-call records), in nanoseconds:
-   * log.write(launchId, activities, 0, true, 0, 41_000, 35_000);
+   * log.write(launchId, activities, 0, true, 0, new SharedLaunch.HostTiming(41_000, 3_000, 12_000, 2_000, 35_000));
    * }</pre>
    */
   interface ActivityLog {
     /** A log that writes nothing (a tracer without a launch log). */
-    ActivityLog NONE = (launchId, activities, notListed, complete, unmatchedCalls, leadInNanos, hostWaitNanos) -> false;
+    ActivityLog NONE = (launchId, activities, notListed, complete, unmatchedCalls, host) -> false;
 
     /**
      * Queues one {@code kernels} line for launch {@code launchId}: {@code activities} in start order (copied),
@@ -243,28 +243,58 @@ public interface SharedLaunch extends AutoCloseable {
      * {@code complete} whether the recorder saw every record of the launch come (written as {@code complete}),
      * and when not, {@code unmatchedCalls}: the launch's work-issuing API calls whose GPU record had not come
      * (written as {@code unmatched_calls}; 0 when what was missing was the end of the launch's API calls).
-     *
-     * <p>Where the recorder also knows when the host made the launch's API calls (on the activities' clock):
-     * {@code leadInNanos}, from the end of the launch's first API call (an engine timing the launch: recording its
-     * start event) to the start of its first activity, written as {@code lead_in_ms}; and {@code hostWaitNanos}, how
-     * long of that lead-in and of the gaps between activities the device had nothing to run because the host had
-     * not yet issued the next activity (the gap up to the end of the call that issued it), written as {@code
-     * host_wait_ms}. Negative: not known, not written.
+     * {@code host}: when the host made the launch's API calls, where the recorder knows it (null: not known,
+     * not written).
      *
      * @return false when not queued (no launch log, queue full or closed)
      */
     boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed, boolean complete,
-        int unmatchedCalls, long leadInNanos, long hostWaitNanos);
+        int unmatchedCalls, @Nullable HostTiming host);
 
-    /** {@link #write(long, java.util.List, int, boolean, int, long, long)} without the host's timing. */
+    /** {@link #write(long, java.util.List, int, boolean, int, HostTiming)} without the host's timing. */
     default boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed, boolean complete,
         int unmatchedCalls) {
-      return write(launchId, activities, notListed, complete, unmatchedCalls, -1, -1);
+      return write(launchId, activities, notListed, complete, unmatchedCalls, null);
     }
 
     /** {@link #write(long, java.util.List, int, boolean, int)} of a launch whose records all came. */
     default boolean write(long launchId, java.util.List<GpuActivity> activities, int notListed) {
       return write(launchId, activities, notListed, true, 0);
+    }
+  }
+
+  /**
+   * The host's part of a launch's GPU window, from a recorder's API-call records, in nanoseconds on the activities'
+   * clock. An engine that times its launches records a start event first and an end event last; each event's GPU
+   * timestamp is taken when the device reaches it: after the call that recorded it began, and for the end event not
+   * before the last activity ended. So the launch's measured GPU time minus its activities' span lies between
+   * {@code leadIn + leadOut} and {@code leadIn + startCall + leadOut + endCall}.
+   *
+   * <ul>
+   *   <li>{@code leadInNanos}: from the end of the launch's first API call (recording the start event) to the start
+   *       of its first activity, written as {@code lead_in_ms};
+   *   <li>{@code startCallNanos}: how long that first call took, written as {@code start_call_ms};
+   *   <li>{@code leadOutNanos}: from the end of the last activity to the start of the launch's last API call
+   *       (recording the end event), 0 when that call began first: the device idle, waiting for the host to issue
+   *       the end event; written as {@code lead_out_ms};
+   *   <li>{@code endCallNanos}: how long of that last call lies after both its start and the last activity's end,
+   *       written as {@code end_call_ms};
+   *   <li>{@code hostWaitNanos}: how long of the lead-in and of the gaps between activities the device had
+   *       nothing to run because the host had not yet issued the next activity (the gap up to the end of the call
+   *       that issued it), written as {@code host_wait_ms}.
+   * </ul>
+   *
+   * <pre>{@code
+   * log.write(launchId, activities, 0, true, 0, new SharedLaunch.HostTiming(41_000, 3_000, 12_000, 2_000, 35_000));
+   * }</pre>
+   */
+  record HostTiming(long leadInNanos, long startCallNanos, long leadOutNanos, long endCallNanos, long hostWaitNanos) {
+    public HostTiming {
+      if (leadInNanos < 0 || startCallNanos < 0 || leadOutNanos < 0 || endCallNanos < 0 || hostWaitNanos < 0) {
+        throw new IllegalArgumentException("negative host timing: lead-in " + leadInNanos + " ns, start call "
+            + startCallNanos + " ns, lead-out " + leadOutNanos + " ns, end call " + endCallNanos + " ns, host wait "
+            + hostWaitNanos + " ns");
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import io.github.trtrace.tensorrt.model.build.BuildFingerprint;
 import io.github.trtrace.tensorrt.model.build.BuildReport;
 import io.github.trtrace.tensorrt.build.TracedBuilder;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
+import io.github.trtrace.tensorrt.engine.ProfilingPolicy;
 import io.github.trtrace.tensorrt.engine.TracedEngine;
 import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
@@ -68,7 +69,9 @@ import org.jspecify.annotations.Nullable;
  * {@code <tmp>/trtrace-demo-engines}), {@code trtrace.demo.trt.contexts} (execution contexts, and requests
  * {@link #generate} serves at once, default 1: the batched service launches from one scheduler thread), {@code trtrace.demo.trt.model} ({@code large}, the default, or
  * {@code small}: the GPU check's 42 M model), {@code trtrace.demo.trt.opt} (the builder optimisation level, 0 or
- * 1; default 1).
+ * 1; default 1), {@code trtrace.demo.trt.profile} (the share of launches run on the profiled context, 0..1, default
+ * 0: their per-layer times go to the launch log's line of each such launch, which shows which layers a step's time
+ * grows in as its batch grows).
  *
  * <pre>{@code
  * try (Backend b = Backend.choose(System.out::println)) {   // TensorRT where a GPU and TensorRT load
@@ -178,7 +181,10 @@ final class TensorRtBackend implements Backend {
       throw new IllegalStateException("the plan " + plan + " did not deserialise: " + runtimeRecorder.drain());
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    this.traced = TracedEngine.builder(engine).contexts(contexts).logPipeline(pipeline).buildReport(report).build();
+    double profile = Double.parseDouble(System.getProperty("trtrace.demo.trt.profile", "0"));
+    this.traced = TracedEngine.builder(engine).contexts(contexts).logPipeline(pipeline).buildReport(report)
+        .profiling(profile > 0 ? ProfilingPolicy.builder().sampleRate(profile).build() : ProfilingPolicy.never())
+        .build();
     this.alone = new ArrayBlockingQueue<>(contexts);
     NvmlMetricsSource n;
     try {

@@ -1,6 +1,7 @@
 package io.github.trtrace.core.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -177,15 +178,27 @@ class LaunchLogTest {
       SharedLaunch.ActivityLog activities = c.log();
       List<SharedLaunch.GpuActivity> one = List.of(new SharedLaunch.GpuActivity(SharedLaunch.GpuActivity.KERNEL, "k",
           10, 20, 1, 1, 1, 32, 1, 1, 0));
-      assertThat(activities.write(id, one, 0, true, 0, 41_000, 35_000)).isTrue(); // ms to 3 decimals, as every duration
-      assertThat(activities.write(id + 1, one, 0, true, 0, -1, -1)).isTrue();
+      assertThat(activities.write(id, one, 0, true, 0, new SharedLaunch.HostTiming(41_000, 3_000, 12_000, 2_000, 35_000)))
+          .isTrue(); // ms to 3 decimals, as every duration
+      assertThat(activities.write(id + 1, one, 0, true, 0, null)).isTrue();
       f.tracer.flush().join();
       List<JsonNode> lines = read(log); // schema-valid
       assertThat(lines.get(1).get("lead_in_ms").asDouble()).isEqualTo(0.041);
+      assertThat(lines.get(1).get("start_call_ms").asDouble()).isEqualTo(0.003);
+      assertThat(lines.get(1).get("lead_out_ms").asDouble()).isEqualTo(0.012);
+      assertThat(lines.get(1).get("end_call_ms").asDouble()).isEqualTo(0.002);
       assertThat(lines.get(1).get("host_wait_ms").asDouble()).isEqualTo(0.035);
       assertThat(lines.get(2).has("lead_in_ms")).as("not known: not written").isFalse();
+      assertThat(lines.get(2).has("start_call_ms")).isFalse();
+      assertThat(lines.get(2).has("lead_out_ms")).isFalse();
       assertThat(lines.get(2).has("host_wait_ms")).isFalse();
     }
+  }
+
+  @Test
+  void aNegativeHostTimingIsRefusedWithWhatWasWrong() {
+    assertThatThrownBy(() -> new SharedLaunch.HostTiming(41_000, 3_000, -1, 0, 35_000))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lead-out -1 ns");
   }
 
   @Test

@@ -73,7 +73,7 @@ public final class LaunchLog implements AutoCloseable {
    * recorder saw them all come (when not, how many work-issuing calls still owed a record).
    */
   record ActivityLine(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
-      boolean complete, int unmatchedCalls, long leadInNanos, long hostWaitNanos) {}
+      boolean complete, int unmatchedCalls, SharedLaunch.@Nullable HostTiming host) {}
 
   /**
    * @param sink a {@link io.github.trtrace.core.sink.JsonLinesFileSink}, owned (closed) by this log
@@ -116,11 +116,11 @@ public final class LaunchLog implements AutoCloseable {
    * {@code epochNanos}: the tracer's wall clock now (the line's timestamp).
    */
   boolean offerActivities(long launchId, long epochNanos, List<SharedLaunch.GpuActivity> list, int notListed,
-      boolean complete, int unmatchedCalls, long leadInNanos, long hostWaitNanos) {
+      boolean complete, int unmatchedCalls, SharedLaunch.@Nullable HostTiming host) {
     int listed = Math.min(list.size(), MAX_ACTIVITIES);
     ActivityLine a = new ActivityLine(launchId, epochNanos, List.copyOf(list.subList(0, listed)),
         Math.max(0, notListed) + (list.size() - listed), complete, complete ? 0 : Math.max(0, unmatchedCalls),
-        leadInNanos, hostWaitNanos);
+        host);
     offered.increment();
     if (closed || !activities.offer(a)) {
       dropped.increment();
@@ -382,11 +382,13 @@ public final class LaunchLog implements AutoCloseable {
     if (a.notListed() > 0) {
       j.name("activities_truncated").value(a.notListed());
     }
-    if (a.leadInNanos() >= 0) {
-      j.name("lead_in_ms").value(a.leadInNanos() / 1e6);
-    }
-    if (a.hostWaitNanos() >= 0) {
-      j.name("host_wait_ms").value(a.hostWaitNanos() / 1e6);
+    SharedLaunch.HostTiming host = a.host();
+    if (host != null) {
+      j.name("lead_in_ms").value(host.leadInNanos() / 1e6);
+      j.name("start_call_ms").value(host.startCallNanos() / 1e6);
+      j.name("lead_out_ms").value(host.leadOutNanos() / 1e6);
+      j.name("end_call_ms").value(host.endCallNanos() / 1e6);
+      j.name("host_wait_ms").value(host.hostWaitNanos() / 1e6);
     }
     j.name("complete").value(a.complete());
     if (!a.complete()) {

@@ -57,8 +57,8 @@ public final class Launches {
     this.log = log;
     this.misuse = misuse;
     this.activityLog = log == null ? SharedLaunch.ActivityLog.NONE
-        : (id, list, notListed, complete, unmatched, leadIn, hostWait) -> log.offerActivities(id,
-            epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed, complete, unmatched, leadIn, hostWait);
+        : (id, list, notListed, complete, unmatched, host) -> log.offerActivities(id,
+            epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed, complete, unmatched, host);
     // seeded with the epoch microseconds: increasing across restarts of a service writing one log
     this.ids = new AtomicLong(epochNanosAt.applyAsLong(nanoClock.getAsLong()) / 1000);
   }

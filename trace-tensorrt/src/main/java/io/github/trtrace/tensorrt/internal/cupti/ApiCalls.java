@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * {@code cuLaunchGrid*}), graph launches ({@code cudaGraphLaunch}, {@code cuGraphLaunch*}: they may issue many
  * kernels), memory copies ({@code cudaMemcpy*}, {@code cuMemcpy*}) and memsets ({@code cudaMemset*}, {@code
  * cuMemset*}). Not host-function launches ({@code cudaLaunchHostFunc}, {@code cuLaunchHostFunc}): they leave no
- * kernel, copy or memset record.
+ * kernel, copy or memset record. Nor memory copies when their activity kind is not recorded ({@link #of(Map, boolean)}):
+ * they would owe a record that never comes.
  *
  * <pre>{@code
  * ApiCalls calls = ApiCalls.of(ApiCalls.constantsOf(org.bytedeco.cuda.global.cupti.class));
@@ -32,6 +33,7 @@ public final class ApiCalls {
   public static final String MARKER = RUNTIME_PREFIX + "cudaPeekAtLastError_v3020";
 
   /** A function's name up to its first {@code _} (the version and stream suffixes: {@code _v2}, {@code _ptsz_v7000}). */
+  private static final Pattern COPY = Pattern.compile("cudaMemcpy\\w*|cuMemcpy\\w*");
   private static final Pattern WORK = Pattern.compile(
       "cudaLaunch|cudaLaunchKernel(ExC)?|cudaLaunchCooperativeKernel(MultiDevice)?"
           + "|cuLaunch|cuLaunchKernel(Ex)?|cuLaunchCooperativeKernel(MultiDevice)?|cuLaunchGrid(Async)?"
@@ -52,6 +54,14 @@ public final class ApiCalls {
    * @throws IllegalArgumentException when the marker's constant ({@value #MARKER}) is not among them
    */
   public static ApiCalls of(Map<String, Integer> constants) {
+    return of(constants, true);
+  }
+
+  /**
+   * As {@link #of(Map)}; with {@code copies} false, memory copies ({@code cudaMemcpy*}, {@code cuMemcpy*}) are not
+   * work-issuing: the recorder does not record their activity kind then, so they owe no record.
+   */
+  public static ApiCalls of(Map<String, Integer> constants, boolean copies) {
     Integer m = constants.get(MARKER);
     if (m == null) {
       throw new IllegalArgumentException("the cupti preset has no " + MARKER);
@@ -62,6 +72,10 @@ public final class ApiCalls {
       int cbid = e.getValue();
       if (cbid <= 0 || cbid == Integer.MAX_VALUE) {
         continue; // *_INVALID, *_FORCE_INT
+      }
+      if (!copies && isCopy(name.substring(name.startsWith(RUNTIME_PREFIX) ? RUNTIME_PREFIX.length()
+          : name.startsWith(DRIVER_PREFIX) ? DRIVER_PREFIX.length() : 0))) {
+        continue;
       }
       if (name.startsWith(RUNTIME_PREFIX) && issuesWork(name.substring(RUNTIME_PREFIX.length()))) {
         c.runtimeWork.set(cbid);
@@ -76,6 +90,12 @@ public final class ApiCalls {
   public static boolean issuesWork(String function) {
     int cut = function.indexOf('_');
     return WORK.matcher(cut < 0 ? function : function.substring(0, cut)).matches();
+  }
+
+  /** Whether the CUDA function (as CUPTI names its callback id, e.g. {@code cudaMemcpyAsync_v3020}) copies memory. */
+  public static boolean isCopy(String function) {
+    int cut = function.indexOf('_');
+    return COPY.matcher(cut < 0 ? function : function.substring(0, cut)).matches();
   }
 
   /**

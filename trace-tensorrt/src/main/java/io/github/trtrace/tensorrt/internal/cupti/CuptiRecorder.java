@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * the first launch an engine chooses to record, never before: a process whose engines record nothing loads no
  * CUPTI library. Starting subscribes to CUPTI (which fails when another tool, Nsight for one, already did: then
  * kernel records stay off, said once), registers the buffer callbacks and checks that the concurrent-kernel,
- * memcpy, memset, external-correlation, runtime-API and driver-API activity kinds can be enabled, every return
- * code checked.
+ * memset, external-correlation, runtime-API and driver-API activity kinds (and memcpy, when {@value #COPIES_PROPERTY}
+ * is true: {@link #kinds}) can be enabled, every return code checked.
  *
  * <p>Threads: the launching thread only pushes and pops the external id around the enqueue, makes one marker call
  * ({@code cudaPeekAtLastError}, see {@link #end}) before the pop, and queues the launch's completion. CUPTI's
@@ -54,16 +54,35 @@ public final class CuptiRecorder implements LaunchRecorder {
 
   static final int COMPLETION_QUEUE = 4096;
   static final int MAX_PER_LAUNCH = 512;
+  /** {@code -Dtrtrace.cupti.memcpy=true}: memory copies are recorded too ({@link #kinds}). */
+  static final String COPIES_PROPERTY = "trtrace.cupti.memcpy";
+
   /**
-   * The GPU work, and the external correlations. CUPTI writes an external-correlation record before each API
-   * activity record made while an external id is pushed, so the runtime and driver API kinds are enabled too (their
-   * records carry the correlation id a kernel shares with the call that launched it; the joiner learns from them
-   * which GPU records a launch owes).
+   * The activity kinds enabled around recorded launches: the GPU work, and the external correlations. CUPTI writes an
+   * external-correlation record before each API activity record made while an external id is pushed, so the runtime
+   * and driver API kinds are enabled too (their records carry the correlation id a kernel shares with the call that
+   * launched it; the joiner learns from them which GPU records a launch owes).
+   *
+   * <p>Memory copies only when {@code copies}: CUDA 12.6's CUPTI (libcupti.so.12, the 12.6 cuda preset's) crashed
+   * the demo three times out of three on the H200 (driver 580) within seconds of its first recorded launches, SIGSEGV
+   * in CUPTI's own thread while it completed a memcpy record whose timestamps come in several parts: the part it read
+   * had been freed (its first word is glibc's encoding of a free list's link in all three crash logs), a fault inside
+   * CUPTI. The kinds are process-wide, so the copies the application makes while they are enabled are recorded too:
+   * the demo makes {@code cudaMemcpy2DAsync} and pageable copies right after each launch, the GPU check (never
+   * crashed) only one-dimensional ones. TensorRT's enqueues there issued kernels only (9,920 of 9,920 activities, run
+   * 23), so leaving copies out costs those launches' lines nothing; the memcpy calls of an enqueue owe no record then
+   * ({@link ApiCalls#of(java.util.Map, boolean)}).
    */
-  private static final int[] KINDS = {
-      cupti.CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cupti.CUPTI_ACTIVITY_KIND_MEMCPY,
-      cupti.CUPTI_ACTIVITY_KIND_MEMSET, cupti.CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-      cupti.CUPTI_ACTIVITY_KIND_RUNTIME, cupti.CUPTI_ACTIVITY_KIND_DRIVER};
+  static int[] kinds(boolean copies) {
+    int[] all = {
+        cupti.CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cupti.CUPTI_ACTIVITY_KIND_MEMCPY,
+        cupti.CUPTI_ACTIVITY_KIND_MEMSET, cupti.CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+        cupti.CUPTI_ACTIVITY_KIND_RUNTIME, cupti.CUPTI_ACTIVITY_KIND_DRIVER};
+    return copies ? all : java.util.Arrays.stream(all).filter(k -> k != cupti.CUPTI_ACTIVITY_KIND_MEMCPY).toArray();
+  }
+
+  private final boolean copies = "true".equals(System.getProperty(COPIES_PROPERTY));
+  private final int[] kinds = kinds(copies);
 
   private final KernelJoiner joiner;
   private final ArrayBlockingQueue<Completion> completions = new ArrayBlockingQueue<>(COMPLETION_QUEUE);
@@ -125,15 +144,17 @@ public final class CuptiRecorder implements LaunchRecorder {
       return OFF;
     }
     r.worker.start();
-    LOG.info("trtrace: kernel records on: CUPTI activity (concurrent kernel, memcpy, memset, external correlation,"
-        + " runtime and driver API), enabled while a recorded launch runs");
+    LOG.info("trtrace: kernel records on: CUPTI activity (concurrent kernel, {}memset, external correlation,"
+        + " runtime and driver API), enabled while a recorded launch runs{}", r.copies ? "memcpy, " : "",
+        r.copies ? "" : "; memory copies not recorded (CUDA 12.6's CUPTI crashed completing copy records;"
+            + " -D" + COPIES_PROPERTY + "=true records them)");
     return r;
   }
 
   private CuptiRecorder() throws ReflectiveOperationException {
     this.buffers = new CuptiBuffers(new CuptiRecords(), warned, this::check);
     this.joiner = new KernelJoiner(MAX_PER_LAUNCH, COMPLETION_QUEUE, KernelJoiner.MAX_WAIT_NANOS,
-        ApiCalls.of(ApiCalls.constantsOf(cupti.class)), CuptiRecords::stringAt, Demangler::demangle);
+        ApiCalls.of(ApiCalls.constantsOf(cupti.class), copies), CuptiRecords::stringAt, Demangler::demangle);
     this.worker = new Thread(this::run, "trtrace-cupti");
     worker.setDaemon(true);
   }
@@ -166,13 +187,13 @@ public final class CuptiRecorder implements LaunchRecorder {
 
   /** Enables the activity kinds; null when all are on, else why not (the ones enabled are disabled again). */
   private @Nullable String enableKinds() {
-    for (int i = 0; i < KINDS.length; i++) {
-      int rc = cupti.cuptiActivityEnable(KINDS[i]);
+    for (int i = 0; i < kinds.length; i++) {
+      int rc = cupti.cuptiActivityEnable(kinds[i]);
       if (rc != cupti.CUPTI_SUCCESS) {
         for (int j = i - 1; j >= 0; j--) {
-          check("cuptiActivityDisable", cupti.cuptiActivityDisable(KINDS[j]));
+          check("cuptiActivityDisable", cupti.cuptiActivityDisable(kinds[j]));
         }
-        return "cuptiActivityEnable(activity kind " + KINDS[i] + ") failed: " + result(rc)
+        return "cuptiActivityEnable(activity kind " + kinds[i] + ") failed: " + result(rc)
             + (rc == cupti.CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client is attached)" : "");
       }
     }
@@ -180,8 +201,8 @@ public final class CuptiRecorder implements LaunchRecorder {
   }
 
   private void disableKinds() {
-    for (int i = KINDS.length - 1; i >= 0; i--) {
-      check("cuptiActivityDisable", cupti.cuptiActivityDisable(KINDS[i]));
+    for (int i = kinds.length - 1; i >= 0; i--) {
+      check("cuptiActivityDisable", cupti.cuptiActivityDisable(kinds[i]));
     }
   }
 

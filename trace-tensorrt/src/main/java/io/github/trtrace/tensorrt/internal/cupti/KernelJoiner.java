@@ -249,16 +249,14 @@ public final class KernelJoiner {
     for (ActivityRow r : a.rows) {
       list.add(activity(r));
     }
-    long leadIn = -1;
-    long hostWait = -1;
+    SharedLaunch.HostTiming host = null;
     long first = a.calls.firstCallEnd();
     if (complete && a.notListed == 0 && first >= 0 && !a.rows.isEmpty()) {
-      leadIn = Math.max(0, a.rows.get(0).startNs() - first);
-      hostWait = hostWait(a.rows, a.calls, first);
+      host = hostTiming(a.rows, a.calls, first);
     }
     SharedLaunch.ActivityLog log = a.log;
     if (log == null
-        || !log.write(launchId, list, a.notListed, complete, complete ? 0 : a.calls.unmatched(), leadIn, hostWait)) {
+        || !log.write(launchId, list, a.notListed, complete, complete ? 0 : a.calls.unmatched(), host)) {
       launchesDropped++;
       return false;
     }
@@ -269,6 +267,24 @@ public final class KernelJoiner {
     activities += list.size();
     truncated += a.notListed;
     return true;
+  }
+
+  /**
+   * The host's part of the launch's window (see {@link SharedLaunch.HostTiming}): the lead-in from the first call's
+   * end, that call's length, the lead-out from the last activity's end to the last call's start, the part of the last
+   * call after both, and the host wait. {@code rowsByStart}: the launch's activities, at least one, in start order.
+   */
+  static SharedLaunch.HostTiming hostTiming(List<ActivityRow> rowsByStart, LaunchCalls calls, long firstCallEnd) {
+    long lastActivityEnd = 0;
+    for (ActivityRow r : rowsByStart) {
+      lastActivityEnd = Math.max(lastActivityEnd, r.endNs());
+    }
+    long lastStart = calls.lastCallStart();
+    long lastEnd = calls.lastCallEnd();
+    long leadOut = lastStart < 0 ? 0 : Math.max(0, lastStart - lastActivityEnd);
+    long endCall = lastEnd < 0 ? 0 : Math.max(0, lastEnd - Math.max(lastStart, lastActivityEnd));
+    return new SharedLaunch.HostTiming(Math.max(0, rowsByStart.get(0).startNs() - firstCallEnd),
+        Math.max(0, calls.firstCallDuration()), leadOut, endCall, hostWait(rowsByStart, calls, firstCallEnd));
   }
 
   /**

@@ -34,6 +34,9 @@ final class LaunchCalls {
   private final Map<Integer, Long> ends = new HashMap<>();
   private long firstStart = Long.MAX_VALUE;
   private long firstEnd = -1;
+  /** The latest start and the latest end among the calls that are not the marker: the launch's last call. */
+  private long lastStart = -1;
+  private long lastEnd = -1;
   private boolean overflowed;
   private boolean changed;
   private int unmatched;
@@ -56,6 +59,10 @@ final class LaunchCalls {
       firstStart = r.startNs();
       firstEnd = r.endNs();
     }
+    if (!calls.marker(r.kind(), r.cbid())) {
+      lastStart = Math.max(lastStart, r.startNs());
+      lastEnd = Math.max(lastEnd, r.endNs());
+    }
     changed = true;
   }
 
@@ -65,6 +72,25 @@ final class LaunchCalls {
    */
   long firstCallEnd() {
     return firstEnd;
+  }
+
+  /** How long the launch's earliest API call took (the start event's record call); -1 when none came. */
+  long firstCallDuration() {
+    return firstEnd < 0 ? -1 : firstEnd - firstStart;
+  }
+
+  /**
+   * When the launch's last call before the marker began (an engine that times its launches: recording its end event;
+   * a call nested in it, such as the driver call a runtime call makes, counts: the work is submitted inside it); -1
+   * when none came.
+   */
+  long lastCallStart() {
+    return lastStart;
+  }
+
+  /** When the launch's last call before the marker returned; -1 when none came. */
+  long lastCallEnd() {
+    return lastEnd;
   }
 
   /** When the API call with this correlation id (the one that issued a GPU record) returned; -1 when unknown. */

@@ -62,6 +62,41 @@ class ApiCallsTest {
     assertThat(c.counts()).as("launch, graph launch, memcpy; cuLaunchKernel").containsExactly(3, 1);
   }
 
+  @Test
+  void withoutCopiesRecordedMemcpyCallsOweNoRecordAndTheOtherWorkCallsStill() {
+    Map<String, Integer> constants = Map.of(
+        ApiCalls.MARKER, Calls.MARKER,
+        ApiCalls.RUNTIME_PREFIX + "cudaLaunchKernel_v7000", Calls.LAUNCH_KERNEL,
+        ApiCalls.RUNTIME_PREFIX + "cudaMemcpyAsync_v3020", Calls.MEMCPY_ASYNC,
+        ApiCalls.RUNTIME_PREFIX + "cudaMemcpy2DAsync_v3020", cupti.CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+        ApiCalls.RUNTIME_PREFIX + "cudaMemsetAsync_v3020", cupti.CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+        ApiCalls.DRIVER_PREFIX + "cuMemcpyHtoDAsync_v2", cupti.CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+        ApiCalls.DRIVER_PREFIX + "cuLaunchKernel", Calls.CU_LAUNCH_KERNEL);
+    ApiCalls without = ApiCalls.of(constants, false);
+    assertThat(without.work(ActivityRow.RUNTIME, Calls.MEMCPY_ASYNC)).isFalse();
+    assertThat(without.work(ActivityRow.RUNTIME, cupti.CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020)).isFalse();
+    assertThat(without.work(ActivityRow.DRIVER, cupti.CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2)).isFalse();
+    assertThat(without.work(ActivityRow.RUNTIME, Calls.LAUNCH_KERNEL)).isTrue();
+    assertThat(without.work(ActivityRow.DRIVER, Calls.CU_LAUNCH_KERNEL)).isTrue();
+    assertThat(without.work(ActivityRow.RUNTIME, cupti.CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020)).isTrue();
+    assertThat(without.marker(ActivityRow.RUNTIME, Calls.MARKER)).isTrue();
+    assertThat(without.counts()).containsExactly(2, 1);
+    ApiCalls with = ApiCalls.of(constants, true);
+    assertThat(with.work(ActivityRow.RUNTIME, cupti.CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020)).isTrue();
+    assertThat(with.work(ActivityRow.DRIVER, cupti.CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2)).isTrue();
+    assertThat(with.counts()).containsExactly(4, 2);
+    assertThat(ApiCalls.of(constants).counts()).as("the one-argument form records copies").containsExactly(4, 2);
+  }
+
+  @Test
+  void copiesAreTheMemcpyCallsOfThePresetAndNothingElse() {
+    List<String> copies = presetFunctions().stream().filter(ApiCalls::isCopy).toList();
+    assertThat(copies).contains("cudaMemcpy_v3020", "cudaMemcpyAsync_v3020", "cudaMemcpy2DAsync_v3020",
+        "cudaMemcpyAsync_ptsz_v7000", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz");
+    assertThat(copies).allMatch(f -> f.startsWith("cudaMemcpy") || f.startsWith("cuMemcpy"));
+    assertThat(copies).doesNotContain("cudaMemsetAsync_v3020", "cudaGraphAddMemcpyNode_v10000", "cudaLaunchKernel_v7000");
+  }
+
   /** Stands in for the preset's class: its constants are read the way the recorder reads cupti's. */
   public static final class Constants {
     public static final int CUPTI_RUNTIME_TRACE_CBID_INVALID = 0;

@@ -20,12 +20,12 @@ class KernelJoinerTest {
     final List<Integer> notListed = new ArrayList<>();
     final List<Boolean> complete = new ArrayList<>();
     final List<Integer> unmatched = new ArrayList<>();
-    final List<long[]> host = new ArrayList<>();
+    final List<SharedLaunch.HostTiming> host = new ArrayList<>();
     boolean accept = true;
 
     @Override
     public boolean write(long launchId, List<SharedLaunch.GpuActivity> list, int more, boolean whole, int calls,
-        long leadIn, long hostWait) {
+        SharedLaunch.HostTiming timing) {
       if (!accept) {
         return false;
       }
@@ -34,7 +34,7 @@ class KernelJoinerTest {
       notListed.add(more);
       complete.add(whole);
       unmatched.add(calls);
-      host.add(new long[] {leadIn, hostWait});
+      host.add(timing);
       return true;
     }
   }
@@ -113,24 +113,43 @@ class KernelJoinerTest {
    * The host's part of a launch's GPU window: its start event is recorded at 100-200 ns; the first kernel's launch
    * call returns at 5,000 and it starts at 6,000 (lead-in 5,800 ns, of which 4,800 host-bound); the second kernel's
    * call returns at 7,500, after the first kernel ended at 7,000: the device waited 500 ns for the host (the 300 ns to
-   * its start are the device's); the third was issued before the second ended (its 200 ns gap is the device's).
+   * its start are the device's); the third was issued before the second ended (its 200 ns gap is the device's). The
+   * end event is recorded at 10,300-10,450, after the last kernel ended at 10,000: the device waited 300 ns for it
+   * (lead-out), and its timestamp may lie up to 150 ns later (end call).
    */
   @Test
-  void aCompleteLineSaysTheLeadInAndHowLongTheDeviceWaitedForTheHost() {
+  void aCompleteLineSaysTheLeadInTheLeadOutTheirCallsAndHowLongTheDeviceWaitedForTheHost() {
     KernelJoiner j = joiner(16);
     Lines log = new Lines();
     j.rows(bound(9, Calls.runtime(1, Calls.EVENT_RECORD, 100, 200),
         Calls.runtime(2, Calls.LAUNCH_KERNEL, 1_000, 5_000),
         Calls.runtime(3, Calls.LAUNCH_KERNEL, 5_100, 7_500),
         Calls.runtime(4, Calls.LAUNCH_KERNEL, 7_600, 7_700),
-        Calls.marker(5, 7_800),
+        Calls.runtime(5, Calls.EVENT_RECORD, 10_300, 10_450),
+        Calls.marker(6, 10_500),
         kernel(2, 6_000), // 6,000-7,000
         kernel(3, 7_800), // 7,800-8,800: 500 of its 800 ns gap before its call returned
         kernel(4, 9_000)), 0); // 9,000-10,000: issued at 7,700, the 200 ns gap is the device's
     j.completed(9, log, 0);
     assertThat(j.round(0, false)).isEqualTo(1);
     assertThat(log.complete).containsExactly(true);
-    assertThat(log.host.get(0)).containsExactly(5_800L, 4_800L + 500L);
+    // the start event's call ran 100-200: its timestamp is at 100 or later, so at most 5,900 ns before the kernel
+    assertThat(log.host.get(0)).isEqualTo(new SharedLaunch.HostTiming(5_800, 100, 300, 150, 4_800 + 500));
+  }
+
+  /** The device-bound case: the end event is recorded while the last kernel still runs, so nothing waits for it. */
+  @Test
+  void anEndEventRecordedBeforeTheLastActivityEndedLeavesNoLeadOut() {
+    KernelJoiner j = joiner(16);
+    Lines log = new Lines();
+    j.rows(bound(9, Calls.runtime(1, Calls.EVENT_RECORD, 100, 200),
+        Calls.runtime(2, Calls.LAUNCH_KERNEL, 300, 400),
+        Calls.runtime(3, Calls.EVENT_RECORD, 500, 600),
+        Calls.marker(4, 700),
+        kernel(2, 1_000)), 0); // 1,000-2,000, after the end event's call; 200 ns of its lead-in before its call returned
+    j.completed(9, log, 0);
+    assertThat(j.round(0, false)).isEqualTo(1);
+    assertThat(log.host.get(0)).isEqualTo(new SharedLaunch.HostTiming(800, 100, 0, 0, 200));
   }
 
   @Test
@@ -141,7 +160,7 @@ class KernelJoinerTest {
     j.completed(9, log, 0);
     j.round(0, true); // forced: written without its kernel nor its marker
     assertThat(log.complete).containsExactly(false);
-    assertThat(log.host.get(0)).containsExactly(-1L, -1L);
+    assertThat(log.host).containsExactly((SharedLaunch.HostTiming) null);
   }
 
   /** The H200's defect (run 4): the old joiner wrote such a launch empty 20 ms after its completion. */
