@@ -136,17 +136,15 @@ final class KernelChecks {
     if (stats.launches() == 0 && stats.activities() == 0) {
       throw new GpuCheck.Fail("no kernels line written: CUPTI recording did not start (see the log above); " + stats);
     }
-    Map<Long, double[]> gpu = new HashMap<>();
-    Map<Long, Integer> batch = new HashMap<>();
-    Map<Long, double[]> busy = new TreeMap<>();
+    Map<Long, Line> timed = new HashMap<>();
+    Map<Long, Line> busy = new TreeMap<>(); // kernels lines by launch id: the lowest is the process's first
     int incomplete = 0;
     int unmatched = 0;
     int empty = 0;
     int notJudged = 0;
     for (Line l : Line.read(launches)) {
       if (l.kernels) {
-        busy.put(l.id, new double[] {l.activityMs, l.activities, l.kernelCount, l.spanMs, l.leadInMs, l.hostWaitMs,
-            l.startCallMs, l.leadOutMs, l.endCallMs});
+        busy.put(l.id, l);
         if (l.complete == null) {
           notJudged++;
         } else if (!l.complete) {
@@ -157,8 +155,7 @@ final class KernelChecks {
           empty++;
         }
       } else {
-        gpu.put(l.id, new double[] {l.gpuMs});
-        batch.put(l.id, l.batchSize);
+        timed.put(l.id, l);
       }
     }
     int within = 0;
@@ -179,20 +176,21 @@ final class KernelChecks {
     List<String> outsideWindow = new ArrayList<>();
     int withoutLeadIn = 0;
     String firstResidue = "n/a";
-    for (Map.Entry<Long, double[]> e : busy.entrySet()) {
-      double[] g = gpu.get(e.getKey());
-      if (g == null || Double.isNaN(g[0])) {
+    for (Map.Entry<Long, Line> e : busy.entrySet()) {
+      Line k = e.getValue();
+      Line t = timed.get(e.getKey());
+      if (t == null || Double.isNaN(t.gpuMs)) {
         off.add("launch " + e.getKey() + ": kernels line without a timed launch line");
         continue;
       }
-      double gpuMs = g[0];
-      double busyMs = e.getValue()[0];
-      double spanMs = e.getValue()[3];
-      int activities = (int) e.getValue()[1];
+      double gpuMs = t.gpuMs;
+      double busyMs = k.activityMs;
+      double spanMs = k.spanMs;
+      int activities = k.activities;
       double gap = gpuMs - spanMs;
       boolean firstRecorded = first.isEmpty(); // the lowest launch id: the process's first recorded launch
-      double leadIn = e.getValue()[4];
-      double leadOut = e.getValue()[7];
+      double leadIn = k.leadInMs;
+      double leadOut = k.leadOutMs;
       double residueUs = (gpuMs - leadIn - leadOut - spanMs) * 1000;
       double oldResidueUs = (gpuMs - leadIn - spanMs) * 1000;
       if (Double.isNaN(leadIn)) {
@@ -201,9 +199,9 @@ final class KernelChecks {
         firstResidue = String.format(Locale.ROOT, "%+.0f us", residueUs);
       } else {
         residues.add(residueUs);
-        hostShare.add(e.getValue()[5] / gpuMs);
-        double startCallUs = e.getValue()[6] * 1000;
-        double endCallUs = e.getValue()[8] * 1000;
+        hostShare.add(k.hostWaitMs / gpuMs);
+        double startCallUs = k.startCallMs * 1000;
+        double endCallUs = k.endCallMs * 1000;
         startCalls.add(startCallUs);
         leadOuts.add(leadOut * 1000);
         boolean inBracket = residueUs >= -WINDOW_TOLERANCE_US
@@ -217,12 +215,12 @@ final class KernelChecks {
         if ((Math.abs(oldResidueUs) > WINDOW_TOLERANCE_US || !inBracket) && outsideWindow.size() < 8) {
           outsideWindow.add(String.format(Locale.ROOT, "launch %d (B=%s): gpu_ms %.3f, lead-in %.3f, span %.3f,"
               + " lead-out %.3f ms: %+.0f us without the lead-out, %+.0f us with it; start call %.0f, end call %.0f us%s",
-              e.getKey(), batch.get(e.getKey()), gpuMs, leadIn, spanMs, leadOut, oldResidueUs, residueUs, startCallUs,
+              e.getKey(), t.batchSize, gpuMs, leadIn, spanMs, leadOut, oldResidueUs, residueUs, startCallUs,
               endCallUs, inBracket ? "" : " OUTSIDE"));
         }
       }
       boolean ok = spanMs <= gpuMs + 0.002 && gap <= 0.100;
-      Integer b = batch.get(e.getKey());
+      Integer b = t.batchSize;
       boolean newShape = !java.util.Objects.equals(b, lastBatch);
       lastBatch = b;
       if (firstRecorded) {
@@ -246,8 +244,8 @@ final class KernelChecks {
         off.add(String.format(Locale.ROOT, "launch %d: gpu_ms %.4f, span %.4f ms, activities %d busy %.4f ms", e.getKey(),
             gpuMs, spanMs, activities, busyMs));
       }
-      if (Integer.valueOf(8).equals(batch.get(e.getKey()))) {
-        countsAt8.merge((int) e.getValue()[2], 1, Integer::sum);
+      if (t.batchSize == 8) {
+        countsAt8.merge(k.kernelCount, 1, Integer::sum);
       }
     }
     decodeKernels = countsAt8.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(-1);
