@@ -273,10 +273,22 @@ public final class KernelJoiner {
    * The host's part of the launch's window (see {@link SharedLaunch.HostTiming}): the lead-in from the first call's
    * end, that call's length, the lead-out from the last activity's end to the last call's start, the part of the last
    * call after both, and the host wait. {@code rowsByStart}: the launch's activities, at least one, in start order.
+   *
+   * <p>The host wait is the time the device had nothing to run because the host had not yet issued the next
+   * activity: for each activity, the part of the gap since the previous one ended (the first: since {@code
+   * firstCallEnd}, the launch's first API call) that lies before the call that issued it returned. The rest of a gap
+   * is the device's own (launch latency, dependencies). Activities whose call is unknown add nothing.
    */
   static SharedLaunch.HostTiming hostTiming(List<ActivityRow> rowsByStart, LaunchCalls calls, long firstCallEnd) {
+    long wait = 0;
+    long prevEnd = firstCallEnd;
     long lastActivityEnd = 0;
     for (ActivityRow r : rowsByStart) {
+      long issued = calls.issuedAt(r.correlationId());
+      if (issued >= 0) {
+        wait += Math.max(0, Math.min(r.startNs(), issued) - prevEnd);
+      }
+      prevEnd = Math.max(prevEnd, r.endNs());
       lastActivityEnd = Math.max(lastActivityEnd, r.endNs());
     }
     long lastStart = calls.lastCallStart();
@@ -284,26 +296,7 @@ public final class KernelJoiner {
     long leadOut = lastStart < 0 ? 0 : Math.max(0, lastStart - lastActivityEnd);
     long endCall = lastEnd < 0 ? 0 : Math.max(0, lastEnd - Math.max(lastStart, lastActivityEnd));
     return new SharedLaunch.HostTiming(Math.max(0, rowsByStart.get(0).startNs() - firstCallEnd),
-        Math.max(0, calls.firstCallDuration()), leadOut, endCall, hostWait(rowsByStart, calls, firstCallEnd));
-  }
-
-  /**
-   * The time the device had nothing to run because the host had not yet issued the next activity: for each activity
-   * (in start order), the part of the gap since the previous one ended (the first: since {@code firstCallEnd}, the
-   * launch's first API call) that lies before the call that issued it returned. The rest of a gap is the device's own
-   * (launch latency, dependencies). Activities whose call is unknown add nothing.
-   */
-  static long hostWait(List<ActivityRow> rowsByStart, LaunchCalls calls, long firstCallEnd) {
-    long wait = 0;
-    long prevEnd = firstCallEnd;
-    for (ActivityRow r : rowsByStart) {
-      long issued = calls.issuedAt(r.correlationId());
-      if (issued >= 0) {
-        wait += Math.max(0, Math.min(r.startNs(), issued) - prevEnd);
-      }
-      prevEnd = Math.max(prevEnd, r.endNs());
-    }
-    return wait;
+        Math.max(0, calls.firstCallDuration()), leadOut, endCall, wait);
   }
 
   private SharedLaunch.GpuActivity activity(ActivityRow r) {
