@@ -73,14 +73,13 @@ public final class ApiCalls {
       if (cbid <= 0 || cbid == Integer.MAX_VALUE) {
         continue; // *_INVALID, *_FORCE_INT
       }
-      if (!copies && isCopy(name.substring(name.startsWith(RUNTIME_PREFIX) ? RUNTIME_PREFIX.length()
-          : name.startsWith(DRIVER_PREFIX) ? DRIVER_PREFIX.length() : 0))) {
+      boolean runtime = name.startsWith(RUNTIME_PREFIX);
+      if (!runtime && !name.startsWith(DRIVER_PREFIX)) {
         continue;
       }
-      if (name.startsWith(RUNTIME_PREFIX) && issuesWork(name.substring(RUNTIME_PREFIX.length()))) {
-        c.runtimeWork.set(cbid);
-      } else if (name.startsWith(DRIVER_PREFIX) && issuesWork(name.substring(DRIVER_PREFIX.length()))) {
-        c.driverWork.set(cbid);
+      String function = name.substring(runtime ? RUNTIME_PREFIX.length() : DRIVER_PREFIX.length());
+      if (issuesWork(function) && (copies || !isCopy(function))) {
+        (runtime ? c.runtimeWork : c.driverWork).set(cbid);
       }
     }
     return c;
@@ -88,14 +87,18 @@ public final class ApiCalls {
 
   /** Whether the CUDA function (as CUPTI names its callback id, e.g. {@code cudaLaunchKernel_ptsz_v7000}) issues GPU work. */
   public static boolean issuesWork(String function) {
-    int cut = function.indexOf('_');
-    return WORK.matcher(cut < 0 ? function : function.substring(0, cut)).matches();
+    return WORK.matcher(baseName(function)).matches();
   }
 
   /** Whether the CUDA function (as CUPTI names its callback id, e.g. {@code cudaMemcpyAsync_v3020}) copies memory. */
   public static boolean isCopy(String function) {
+    return COPY.matcher(baseName(function)).matches();
+  }
+
+  /** A function's name up to its first {@code _}: without the version and stream suffixes. */
+  private static String baseName(String function) {
     int cut = function.indexOf('_');
-    return COPY.matcher(cut < 0 ? function : function.substring(0, cut)).matches();
+    return cut < 0 ? function : function.substring(0, cut);
   }
 
   /**
