@@ -7,148 +7,173 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The host side of one launch of {@link TransformerNetwork#defineBatched}, as plain arithmetic (no CUDA, so it is
- * tested without a GPU): row r of the launch brings {@code tokens[r]} (a prefill chunk or one decode token) after
- * the {@code past[r]} positions its request has cached; the launch's S is the longest row and P the longest
- * cache, every row padded to them.
+ * The host side of one launch of {@link TransformerNetwork#defineSlotted}, as plain arithmetic (no CUDA, so it is
+ * tested without a GPU): chunk m of the step (a prefill chunk or one decode token) brings {@code tokens[m]} after the
+ * {@code past[m]} positions its request has cached in key/value slot {@code slots[m]}. A launch's row r <em>is</em>
+ * slot r: the cache is bound where it lies, so the launch has as many rows as its highest slot + 1, and a slot with
+ * no chunk in this step is a masked row whose outputs are dropped. S is the longest chunk, every row padded to it.
  *
  * <ul>
  *   <li>{@link #ids()}, {@link #positions()}: {@code [B, S]}; a padding position repeats the row's token 0 at its
- *       cache length (any valid ID and position: it is masked from the real ones and its outputs are dropped).
- *   <li>{@link #mask()}: additive, {@code [B, 1, S, P + S]}: row r's query i sees its own cached positions
- *       (columns {@code 0 .. past[r] - 1}) and its new positions up to itself (columns {@code P .. P + i}); a
- *       padding query sees one column ({@code P}), so its softmax has no empty row (no NaN).
- *   <li>{@link #gather}, {@link #scatter}: the 2-D copies between the requests' key/value slots (one buffer a
- *       layer and K or V, {@code [slots, H, C, Dh]}, C positions a slot) and the launch's {@code past_*} rows
- *       ({@code [B, H, P, Dh]}) and {@code present_*} rows ({@code [B, H, P + S, Dh]}: the past, then the S new
- *       positions, as the network concatenates them). One copy per row and buffer, H lines of the row's length.
+ *       cache length (a row with no chunk: token 0 at position 0), valid and masked from the real ones.
+ *   <li>{@link #cacheMask()}: additive, {@code [B, 1, 1, C]}: 0 at the row's cached positions, masked elsewhere
+ *       (every position of a row with no chunk).
+ *   <li>{@link #stepMask()}: additive, {@code [1, 1, S, S]}: new position i sees new positions up to itself. A
+ *       padding query sees real and padding positions; its output is dropped, and it never sees an empty row.
+ *   <li>{@link #appends}: after the launch, each chunk's new keys and values from the network's {@code new_*} outputs
+ *       ({@code [B, H, S, Dh]} each, bound one after another) to its slot after its cached positions: one 3-D copy a
+ *       chunk for every block's K and V at once.
  * </ul>
  *
  * <pre>{@code
- * BatchLayout l = BatchLayout.of(new int[][] {prompt, {next}}, new int[] {0, 37}, batch);
- * for (BatchLayout.Copy c : l.gather(slots, kv)) device.copy2d(c);   // then launch, then l.scatter(...)
+ * BatchLayout l = BatchLayout.of(new int[][] {prompt, {next}}, new int[] {0, 37}, new int[] {3, 0}, slots);
+ * // stage l.ids(), l.positions(), l.cacheMask(), l.stepMask(); launch l.rows() x l.step(); then
+ * for (BatchLayout.Append a : l.appends(kv)) device.copy3d(a);
  * }</pre>
  */
 final class BatchLayout {
 
   /**
-   * The geometry of the key/value slots: {@code heads} × {@code slotPositions} × {@code headDim} floats a slot,
-   * in each layer's K and V buffer.
+   * The geometry of the key/value cache: {@code 2 × blocks} buffers (block i's K at {@code 2i}, V at {@code 2i + 1}),
+   * each {@code [slots, heads, slotPositions, headDim]}, laid one after another.
    */
-  record Kv(int heads, int headDim, int slotPositions) {
+  record Kv(int blocks, int heads, int headDim, int slotPositions, int slots) {
     Kv {
-      if (heads < 1 || headDim < 1 || slotPositions < 1) {
-        throw new IllegalArgumentException("key/value geometry must be positive: " + heads + ", " + headDim
-            + ", " + slotPositions);
+      if (blocks < 1 || heads < 1 || headDim < 1 || slotPositions < 1 || slots < 1) {
+        throw new IllegalArgumentException("key/value geometry must be positive: " + blocks + ", " + heads + ", "
+            + headDim + ", " + slotPositions + ", " + slots);
       }
     }
 
-    /** Floats of one slot in one buffer. */
-    long slotFloats() {
-      return (long) heads * slotPositions * headDim;
+    /** Elements of one buffer (one block's K or V for every slot). */
+    long bufferElements() {
+      return (long) slots * heads * slotPositions * headDim;
+    }
+
+    /** Buffers: every block's K and V. */
+    int buffers() {
+      return 2 * blocks;
     }
   }
 
   /**
-   * A 2-D copy in floats ({@code cudaMemcpy2DAsync} in bytes: every figure times 4): {@code height} lines of
-   * {@code width}, line j from {@code srcOffset + j * srcPitch} to {@code dstOffset + j * dstPitch}.
+   * A 3-D copy in elements ({@code cudaMemcpy3DAsync} in bytes: every figure times the element size): {@code depth}
+   * slices of {@code height} lines of {@code width}; line j of slice z from {@code srcOffset + z * srcSlice + j *
+   * srcPitch} to {@code dstOffset + z * dstSlice + j * dstPitch}. Each slice pitch is its line pitch times a whole
+   * number of lines, as {@code cudaMemcpy3DAsync} takes them.
    */
-  record Copy(long srcOffset, long srcPitch, long dstOffset, long dstPitch, long width, long height) {
-    /** One past the last float read. */
+  record Append(long srcOffset, long srcPitch, long srcSlice, long dstOffset, long dstPitch, long dstSlice,
+      long width, long height, long depth) {
+    /** One past the last element read. */
     long srcEnd() {
-      return srcOffset + (height - 1) * srcPitch + width;
+      return srcOffset + (depth - 1) * srcSlice + (height - 1) * srcPitch + width;
     }
 
-    /** One past the last float written. */
+    /** One past the last element written. */
     long dstEnd() {
-      return dstOffset + (height - 1) * dstPitch + width;
+      return dstOffset + (depth - 1) * dstSlice + (height - 1) * dstPitch + width;
     }
   }
 
   private final int rows;
   private final int step;
-  private final int past;
+  private final int context;
+  private final int[] slots;
   private final int[] newLen;
   private final int[] pastLen;
   private final int[] ids;
   private final int[] positions;
-  private final float[] mask;
+  private final float[] cacheMask;
+  private final float[] stepMask;
 
-  private BatchLayout(int rows, int step, int past, int[] newLen, int[] pastLen, int[] ids, int[] positions,
-      float[] mask) {
+  private BatchLayout(int rows, int step, int context, int[] slots, int[] newLen, int[] pastLen, int[] ids,
+      int[] positions, float[] cacheMask, float[] stepMask) {
     this.rows = rows;
     this.step = step;
-    this.past = past;
+    this.context = context;
+    this.slots = slots;
     this.newLen = newLen;
     this.pastLen = pastLen;
     this.ids = ids;
     this.positions = positions;
-    this.mask = mask;
+    this.cacheMask = cacheMask;
+    this.stepMask = stepMask;
   }
 
   /**
-   * The launch of rows {@code tokens} (each at least one token) after {@code pastLen} cached positions each.
+   * The launch of chunks {@code tokens} (each at least one token) after {@code pastLen} cached positions each, in
+   * slots {@code slots} (distinct) of {@code context} positions.
    *
-   * @throws IllegalArgumentException when it is empty, a row is empty, or it exceeds {@code max} (rows, S or P)
+   * @throws IllegalArgumentException when it is empty, a chunk is empty, two chunks share a slot, a chunk would
+   *     overrun its slot, or the launch exceeds {@code max} (rows or S)
    */
-  static BatchLayout of(int[][] tokens, int[] pastLen, TransformerNetwork.Batch max) {
+  static BatchLayout of(int[][] tokens, int[] pastLen, int[] slots, TransformerNetwork.Slots max, int context) {
     int n = tokens.length;
-    if (n == 0 || pastLen.length != n) {
-      throw new IllegalArgumentException("a launch needs one cache length per row, and rows: " + n + " rows, "
-          + pastLen.length + " cache lengths");
+    if (n == 0 || pastLen.length != n || slots.length != n) {
+      throw new IllegalArgumentException("a launch needs chunks, and one cache length and one slot a chunk: " + n
+          + " chunks, " + pastLen.length + " cache lengths, " + slots.length + " slots");
     }
     int s = 1;
-    int p = 0;
+    int b = 0;
     int[] newLen = new int[n];
-    for (int r = 0; r < n; r++) {
-      if (tokens[r].length == 0 || pastLen[r] < 0) {
-        throw new IllegalArgumentException("row " + r + ": " + tokens[r].length + " tokens after " + pastLen[r]);
+    boolean[] seen = new boolean[max.maxRows()];
+    for (int m = 0; m < n; m++) {
+      if (tokens[m].length == 0 || pastLen[m] < 0) {
+        throw new IllegalArgumentException("chunk " + m + ": " + tokens[m].length + " tokens after " + pastLen[m]);
       }
-      newLen[r] = tokens[r].length;
-      s = Math.max(s, newLen[r]);
-      p = Math.max(p, pastLen[r]);
+      if (slots[m] < 0 || slots[m] >= max.maxRows()) {
+        throw new IllegalArgumentException("chunk " + m + " is in slot " + slots[m] + "; the engine's profile has "
+            + max.maxRows() + " rows (slots 0 to " + (max.maxRows() - 1) + ")");
+      }
+      if (seen[slots[m]]) {
+        throw new IllegalArgumentException("two chunks in slot " + slots[m]);
+      }
+      seen[slots[m]] = true;
+      if ((long) pastLen[m] + tokens[m].length > context) {
+        throw new IllegalArgumentException("chunk " + m + " would hold " + (pastLen[m] + tokens[m].length)
+            + " positions in a slot of " + context);
+      }
+      newLen[m] = tokens[m].length;
+      s = Math.max(s, newLen[m]);
+      b = Math.max(b, slots[m] + 1);
     }
-    if (n > max.maxRows() || s > max.maxStep() || p > max.maxPast()) {
-      throw new IllegalArgumentException("a launch of " + n + " rows x " + s + " new positions after " + p
-          + " cached exceeds the engine's profile " + max);
+    if (s > max.maxStep()) {
+      throw new IllegalArgumentException("a launch of " + s + " new positions a row exceeds the engine's profile "
+          + max);
     }
-    int t = p + s;
-    int[] idv = new int[n * s];
-    int[] posv = new int[n * s];
-    float[] m = new float[Math.multiplyExact(n * s, t)];
-    Arrays.fill(m, TransformerNetwork.MASKED);
-    for (int r = 0; r < n; r++) {
+    int[] idv = new int[b * s];
+    int[] posv = new int[b * s];
+    float[] cache = new float[Math.multiplyExact(b, context)];
+    Arrays.fill(cache, TransformerNetwork.MASKED);
+    for (int m = 0; m < n; m++) {
+      int r = slots[m];
       for (int i = 0; i < s; i++) {
-        int at = r * s + i;
-        int base = at * t;
-        if (i < newLen[r]) {
-          idv[at] = tokens[r][i];
-          posv[at] = pastLen[r] + i;
-          Arrays.fill(m, base, base + pastLen[r], 0f);   // its own cache
-          Arrays.fill(m, base + p, base + p + i + 1, 0f); // its new positions up to itself
-        } else {
-          idv[at] = tokens[r][0];
-          posv[at] = pastLen[r];
-          m[base + p] = 0f;
-        }
+        idv[r * s + i] = i < newLen[m] ? tokens[m][i] : tokens[m][0];
+        posv[r * s + i] = i < newLen[m] ? pastLen[m] + i : pastLen[m];
       }
+      Arrays.fill(cache, r * context, r * context + pastLen[m], 0f);
     }
-    return new BatchLayout(n, s, p, newLen, pastLen.clone(), idv, posv, m);
+    float[] causal = new float[s * s];
+    for (int i = 0; i < s; i++) {
+      Arrays.fill(causal, i * s, i * s + i + 1, 0f);
+      Arrays.fill(causal, i * s + i + 1, (i + 1) * s, TransformerNetwork.MASKED);
+    }
+    return new BatchLayout(b, s, context, slots.clone(), newLen, pastLen.clone(), idv, posv, cache, causal);
   }
 
-  /** Rows (B). */
+  /** Rows (B): the highest slot of the launch + 1. */
   int rows() {
     return rows;
+  }
+
+  /** Chunks (members) of the launch, at most its rows. */
+  int chunks() {
+    return slots.length;
   }
 
   /** New positions a row, padded (S). */
   int step() {
     return step;
-  }
-
-  /** Cached positions a row, padded (P). */
-  int past() {
-    return past;
   }
 
   int[] ids() {
@@ -159,60 +184,48 @@ final class BatchLayout {
     return positions;
   }
 
-  float[] mask() {
-    return mask;
+  float[] cacheMask() {
+    return cacheMask;
+  }
+
+  float[] stepMask() {
+    return stepMask;
   }
 
   /**
-   * The copies from each row's slot (row r's request holds slot {@code slots[r]}) into the launch's {@code past_*}
-   * buffer of the same layer and K or V: its {@code pastLen[r]} cached positions, for every head. Rows with
-   * nothing cached need none.
-   */
-  List<Copy> gather(int[] slots, Kv kv) {
-    List<Copy> out = new ArrayList<>(rows);
-    long slotPitch = (long) kv.slotPositions() * kv.headDim();
-    for (int r = 0; r < rows; r++) {
-      if (pastLen[r] > 0) {
-        out.add(new Copy(slots[r] * kv.slotFloats(), slotPitch, (long) r * kv.heads() * past * kv.headDim(),
-            (long) past * kv.headDim(), (long) pastLen[r] * kv.headDim(), kv.heads()));
-      }
-    }
-    return out;
-  }
-
-  /**
-   * The copies of each row's new positions from the launch's {@code present_*} buffer (after the past P
-   * positions) into its slot, after its {@code pastLen[r]} cached ones.
+   * The copies of each chunk's new positions from the {@code new_*} outputs (buffer z of {@code [B, H, S, Dh]} at
+   * {@code z × B × H × S × Dh}) into its slot of the cache (buffer z at {@code z × kv.bufferElements()}), after its
+   * cached positions: every head (lines) of every block's K and V (slices) in one copy.
    *
-   * @throws IllegalArgumentException when a row would overrun its slot
+   * @throws IllegalArgumentException when the cache geometry is not the one the launch was laid out for
    */
-  List<Copy> scatter(int[] slots, Kv kv) {
-    List<Copy> out = new ArrayList<>(rows);
-    long slotPitch = (long) kv.slotPositions() * kv.headDim();
-    int t = past + step;
-    for (int r = 0; r < rows; r++) {
-      if (pastLen[r] + newLen[r] > kv.slotPositions()) {
-        throw new IllegalArgumentException("row " + r + " would hold " + (pastLen[r] + newLen[r])
-            + " positions in a slot of " + kv.slotPositions());
-      }
-      out.add(new Copy(((long) r * kv.heads() * t + past) * kv.headDim(), (long) t * kv.headDim(),
-          slots[r] * kv.slotFloats() + (long) pastLen[r] * kv.headDim(), slotPitch,
-          (long) newLen[r] * kv.headDim(), kv.heads()));
+  List<Append> appends(Kv kv) {
+    if (kv.slotPositions() != context || kv.slots() < rows) {
+      throw new IllegalArgumentException("a launch of " + rows + " rows in slots of " + context
+          + " positions does not fit the cache " + kv);
+    }
+    List<Append> out = new ArrayList<>(slots.length);
+    long line = kv.headDim();
+    for (int m = 0; m < slots.length; m++) {
+      long srcRow = (long) slots[m] * kv.heads() * step * line;
+      long dstRow = ((long) slots[m] * kv.heads() * context + pastLen[m]) * line;
+      out.add(new Append(srcRow, step * line, (long) rows * kv.heads() * step * line,
+          dstRow, context * line, kv.bufferElements(), newLen[m] * line, kv.heads(), kv.buffers()));
     }
     return out;
   }
 
-  /** Where row r's last real position's logits start in the {@code logits} output ({@code [B, S, V]}), in floats. */
-  long lastLogits(int r, int vocab) {
-    return ((long) r * step + newLen[r] - 1) * vocab;
+  /** Where chunk m's last real position's logits start in the {@code logits} output ({@code [B, S, V]}), in floats. */
+  long lastLogits(int m, int vocab) {
+    return ((long) slots[m] * step + newLen[m] - 1) * vocab;
   }
 
   /**
-   * Each row's cost weight for sharing the launch's measured time ({@link
-   * io.github.trtrace.core.SharedLaunch.ShareMethod#WEIGHTED}): the roofline's estimate of the row's own time on
+   * Each chunk's cost weight for sharing the launch's measured time ({@link
+   * io.github.trtrace.core.SharedLaunch.ShareMethod#WEIGHTED}): the roofline's estimate of the chunk's own time on
    * {@code peak}, bytes at peak bandwidth plus FLOPs at peak rate. The weights are read once for the whole launch
-   * and shared by the rows in proportion to their new tokens; everything else (its token and position rows, its
-   * key/value traffic, its attention and matrix FLOPs, its logits) is the row's own at its own lengths, not the
+   * and shared by the chunks in proportion to their new tokens; everything else (its token and position rows, its
+   * key/value traffic, its attention and matrix FLOPs, its logits) is the chunk's own at its own lengths, not the
    * padded ones. So a decode row over a long context weighs more than one over a short context, and a prefill
    * chunk weighs by its FLOPs.
    */
@@ -222,12 +235,12 @@ final class BatchLayout {
     for (int n : newLen) {
       tokens += n;
     }
-    double[] w = new double[rows];
-    for (int r = 0; r < rows; r++) {
-      Roofline.Work all = roofline.launch(newLen[r], pastLen[r]);
-      double bytes = all.bytes() - shared.bytes() + shared.bytes() * newLen[r] / tokens;
+    double[] w = new double[newLen.length];
+    for (int m = 0; m < newLen.length; m++) {
+      Roofline.Work all = roofline.launch(newLen[m], pastLen[m]);
+      double bytes = all.bytes() - shared.bytes() + shared.bytes() * newLen[m] / tokens;
       double flops = all.flops() - shared.flops();
-      w[r] = bytes / peak.bytesPerSecond() + flops / peak.flopsPerSecond();
+      w[m] = bytes / peak.bytesPerSecond() + flops / peak.flopsPerSecond();
     }
     return w;
   }

@@ -45,13 +45,14 @@ import org.bytedeco.tensorrt.nvinfer.IRuntime;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The demo's GPU backend: the {@link TransformerNetwork} built with a batch dimension ({@link
- * TransformerNetwork#defineBatched}, FP16, builder optimisation level 1) at start-up, or loaded from the engine
+ * The demo's GPU backend: the {@link TransformerNetwork} built with a batch dimension and its key/value cache read in
+ * place ({@link TransformerNetwork#defineSlotted}, FP16, builder optimisation level 1) at start-up, or loaded from the engine
  * cache when a plan of the same model, batch extents, TensorRT version and GPU is there, and served through
  * trace-tensorrt's {@link TracedEngine} by continuous batching: the service's {@link BatchEngine} (the CPU
  * backend's scheduler) steps a {@link TensorRtSteps}, one engine launch a step carrying up to {@value #MAX_BATCH}
  * requests' rows (prefill chunks of up to {@value #STEP_TOKENS} tokens and decode rows mixed, padded to the
- * longest and masked), each request's key/value cache kept on the device in a slot between steps, each launch
+ * longest and masked), each request's key/value cache kept on the device in a slot between steps and read there by
+ * the launch (only the step's new positions are copied, into the slot), each launch
  * timed once with CUDA events and its time shared among its members by their roofline weights, the engine
  * fingerprint on the launch and its members. Tokens come from the demo's {@link Tokenizer} (its bidi defect
  * included) and are chosen as the CPU backend chooses them. {@link #generate} serves one request alone on the
@@ -59,8 +60,8 @@ import org.jspecify.annotations.Nullable;
  * CUDA-event {@code gpu_ms} and the request's {@link Roofline} attributes), as the overhead measurement does.
  *
  * <p>The model is sized so that its decode steps are dominated by device-memory reads: 8 blocks of hidden
- * 2,048 and FFN 8,192 (about 0.4 G parameters, 0.8 GB of FP16 weights read by every launch) and an FP32 KV
- * cache of 128 KB per position. Requests served alone carry the {@link Roofline} figures of their prefill,
+ * 2,048 and FFN 8,192 (about 0.4 G parameters, 0.8 GB of FP16 weights read by every launch) and an FP16 KV
+ * cache of 64 KB per position. Requests served alone carry the {@link Roofline} figures of their prefill,
  * their decode steps and the whole request: bytes, FLOPs, arithmetic intensity against the GPU's ridge point
  * ({@code gpu.bound}: memory or compute) and the achieved bandwidth and FLOP rate as shares of the data-sheet
  * peaks; NVML's utilisation comes from the tracer's poller ({@link #gpuMetrics()}).
@@ -100,18 +101,18 @@ final class TensorRtBackend implements Backend {
    * The engine's batch extents: the scheduler's batch and step (checked to match {@link
    * BatchEngine.Settings#continuous()}), and a whole context of cached positions a row.
    */
-  static TransformerNetwork.Batch extents(TransformerNetwork.Config c) {
+  static TransformerNetwork.Slots extents() {
     BatchEngine.Settings s = BatchEngine.Settings.continuous();
     if (s.maxBatch() != MAX_BATCH || s.stepTokens() != STEP_TOKENS) {
       throw new IllegalStateException("the engine's extents and the scheduler's settings differ: " + s);
     }
-    return new TransformerNetwork.Batch(MAX_BATCH, STEP_TOKENS, c.maxSeq());
+    return new TransformerNetwork.Slots(MAX_BATCH, STEP_TOKENS);
   }
 
   private final Tokenizer tokenizer;
   private final int[] outputTokens;
   private final TransformerNetwork.Config config;
-  private final TransformerNetwork.Batch extents;
+  private final TransformerNetwork.Slots extents;
   private final Roofline roofline;
   private final Roofline.@Nullable Peak peak;
   private final TensorRtLogger logger;
@@ -133,7 +134,7 @@ final class TensorRtBackend implements Backend {
     this.tokenizer = tokenizer;
     this.outputTokens = tokenizer.outputTokens();
     this.config = config(tokenizer.vocabularySize(), System.getProperty("trtrace.demo.trt.model", "large"));
-    this.extents = extents(config);
+    this.extents = extents();
     this.roofline = Roofline.of(config, 2);
     this.contexts = Integer.getInteger("trtrace.demo.trt.contexts", 1);
     int opt = Integer.getInteger("trtrace.demo.trt.opt", 1);
@@ -181,11 +182,20 @@ final class TensorRtBackend implements Backend {
       throw new IllegalStateException("the plan " + plan + " did not deserialise: " + runtimeRecorder.drain());
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
+    // TensorRtSteps sizes and copies the slots and the new keys and values as FP16: an engine that kept another type
+    // would be read and written at the wrong size.
+    for (String tensor : List.of("cache_key_0", "new_key_0", "new_value_" + (config.blocks() - 1))) {
+      nvinfer.DataType type = engine.getTensorDataType(tensor);
+      if (type.value != nvinfer.DataType.kHALF.value) { // JavaCPP enums: compare the values
+        throw new IllegalStateException("the engine's " + tensor + " is " + type + ", not FP16: " + plan);
+      }
+    }
     double profile = Double.parseDouble(System.getProperty("trtrace.demo.trt.profile", "0"));
     this.traced = TracedEngine.builder(engine).contexts(contexts).logPipeline(pipeline).buildReport(report)
         .profiling(profile > 0 ? ProfilingPolicy.builder().sampleRate(profile).build() : ProfilingPolicy.never())
         .build();
     this.alone = new ArrayBlockingQueue<>(contexts);
+    String selfCheck = selfCheck();
     NvmlMetricsSource n;
     try {
       n = NvmlMetricsSource.open(0);
@@ -197,22 +207,36 @@ final class TensorRtBackend implements Backend {
         "TensorRT %s on %s (sm %s): %s, %d-block transformer d=%d, %d heads, FFN %d, vocabulary %d, context %d,"
             + " %.0f M parameters FP16; engine %s in %.1f s (%s, builder optimisation level %d, fingerprint %.12s);"
             + " serving by continuous batching, up to %d requests a step (one launch: prefill chunks of up to %d"
-            + " tokens and decode rows, padded to the longest), key/value caches kept on the device (%.1f GB of slots"
-            + " and launch buffers); %d contexts; roofline peaks %s",
+            + " tokens and decode rows, padded to the longest), key/value caches FP16 in slots on the device, read in"
+            + " place (%.1f GB of slots and launch buffers); %d contexts; roofline peaks %s; %s",
         trt, gpu, cc, MODEL, config.blocks(), config.hidden(), config.heads(), config.ffn(), config.vocab(),
         config.maxSeq(), config.parameters() / 1e6, how, seconds, plan, opt, report.engineFingerprint(),
         extents.maxRows(), extents.maxStep(), TensorRtSteps.deviceBytes(config, extents, extents.maxRows()) / 1e9,
         contexts,
         peak == null ? "unknown for this GPU (no gpu.bound)"
             : String.format(Locale.ROOT, "%.1f TB/s, %.0f TFLOP/s FP16 (ridge %.0f FLOP/B)",
-                peak.bytesPerSecond() / 1e12, peak.flopsPerSecond() / 1e12, peak.ridge()));
+                peak.bytesPerSecond() / 1e12, peak.flopsPerSecond() / 1e12, peak.ridge()), selfCheck);
+  }
+
+  /** {@link SlotSelfCheck} on a plain context and buffers of three slots, freed after. */
+  private String selfCheck() {
+    IExecutionContext ctx = engine.createExecutionContext();
+    try (CudaStream stream = CudaStream.createNonBlocking();
+        TensorRtSteps steps = new TensorRtSteps(MODEL, traced, config, extents, 3, roofline,
+            peak != null ? peak : java.util.Objects.requireNonNull(Roofline.Peak.forGpu("H200")), outputTokens)) {
+      return SlotSelfCheck.run(steps, ctx, stream, 48).line();
+    } catch (RuntimeException e) { // the serving launches will fail the same way, each on its requests' records
+      return "engine self-check could not run: " + e;
+    } finally {
+      TensorRtObjects.destroy(ctx);
+    }
   }
 
   private void build(Path plan, int opt) throws IOException {
     try (TracedBuilder tb = TracedBuilder.create(logger)) {
       IBuilder builder = tb.builder();
       INetworkDefinition net = builder.createNetworkV2(0);
-      TransformerNetwork t = TransformerNetwork.defineBatched(net, config, SEED, extents);
+      TransformerNetwork t = TransformerNetwork.defineSlotted(net, config, SEED, extents);
       IBuilderConfig bc = builder.createBuilderConfig();
       bc.setFlag(nvinfer.BuilderFlag.kFP16);
       bc.setBuilderOptimizationLevel(opt);
@@ -235,7 +259,7 @@ final class TensorRtBackend implements Backend {
   }
 
   /** The cache key: model, batch extents, optimisation level, seed, TensorRT version and GPU (a plan is bound to all). */
-  static String cacheKey(TransformerNetwork.Config c, TransformerNetwork.Batch b, int opt, long seed, String trt,
+  static String cacheKey(TransformerNetwork.Config c, TransformerNetwork.Slots b, int opt, long seed, String trt,
       String gpu, String cc) {
     byte[] h = BuildFingerprint.sha256().digest((c + "|" + b + "|" + seed + "|fp16|opt" + opt + "|" + trt + "|" + gpu
         + "|" + cc).getBytes(StandardCharsets.UTF_8));
@@ -288,7 +312,7 @@ final class TensorRtBackend implements Backend {
     return serving;
   }
 
-  private TensorRtSteps steps(TransformerNetwork.Batch b, int slots) {
+  private TensorRtSteps steps(TransformerNetwork.Slots b, int slots) {
     TensorRtSteps s = new TensorRtSteps(MODEL, traced, config, b, slots, roofline,
         peak != null ? peak : java.util.Objects.requireNonNull(Roofline.Peak.forGpu("H200")), outputTokens);
     made.add(s);
@@ -348,7 +372,7 @@ final class TensorRtBackend implements Backend {
     }
     if (aloneMade.getAndIncrement() < contexts) {
       try {
-        return steps(new TransformerNetwork.Batch(1, extents.maxStep(), extents.maxPast()), 1);
+        return steps(new TransformerNetwork.Slots(1, extents.maxStep()), 1);
       } catch (RuntimeException e) {
         aloneMade.decrementAndGet();
         throw e;

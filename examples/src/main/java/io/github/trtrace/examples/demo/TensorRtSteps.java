@@ -1,4 +1,4 @@
-// Over 400 lines: the device buffers of one step (allocation, staging, gather/scatter, binding, logits) with every CUDA and TensorRT return checked, and the javadoc on what the copies cost.
+// Over 400 lines: the device buffers of one step (allocation, staging, the cache appends, binding, logits) with every CUDA and TensorRT return checked, and the javadoc on what the copies cost.
 package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.SharedLaunch;
@@ -11,6 +11,10 @@ import io.github.trtrace.tensorrt.engine.TracedEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.bytedeco.cuda.cudart.cudaExtent;
+import org.bytedeco.cuda.cudart.cudaMemcpy3DParms;
+import org.bytedeco.cuda.cudart.cudaPitchedPtr;
+import org.bytedeco.cuda.cudart.cudaPos;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.FloatPointer;
@@ -20,20 +24,20 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
 
 /**
  * The TensorRT backend's {@link StepModel}: each step is one launch of the engine built by {@link
- * TransformerNetwork#defineBatched}, its rows the step's chunks (prefill chunks and decode rows mixed, as the
- * scheduler decided), padded to the launch's S and P and masked ({@link BatchLayout}).
+ * TransformerNetwork#defineSlotted}, its rows the step's chunks (prefill chunks and decode rows mixed, as the
+ * scheduler decided), padded to the launch's S and masked ({@link BatchLayout}).
  *
- * <p><b>Key/value slots.</b> Each running request holds a slot ({@link SlotPool}) in device buffers kept between
- * steps, one a layer and K or V, {@code [slots, H, C, Dh]} FP32, C = the model's context: its cached positions stay
- * on the device. Before a launch each row's cached positions are gathered from its slot into the launch's {@code
- * past_*} rows, after it the row's new positions are scattered from {@code present_*} back into its slot: one
- * {@code cudaMemcpy2DAsync} (H lines) per row, layer and K or V each way, on this model's copy stream, so a step of B
- * rows makes {@code 4 × blocks × B} copy calls, and moves each row's whole cache twice more through device memory
- * (read from the slot, written to {@code past_*}) besides what the network itself reads and writes: with the demo's
- * FP32 cache that is 2 × 128 KB a cached position on the large model, about as much again as the network's own cache
- * traffic. A paged cache read in place by an attention kernel (as TensorRT-LLM's) needs neither; this network takes
- * its cache as plain tensors. The copies are outside the CUDA events that time the launch ({@code gpu_ms} is the
- * engine's work), inside the step's host time.
+ * <p><b>Key/value slots, read in place.</b> Each running request holds a slot ({@link SlotPool}) of the model's whole
+ * context in device buffers kept between steps, one a layer and K or V, {@code [slots, H, C, Dh]} FP16, laid one after
+ * another. A launch binds every block's cache where it lies, so its row r is slot r: the launch has as many rows as
+ * its highest slot + 1 (the pool hands out the lowest free slot, which keeps that near the number running), and the
+ * network reads each row's cache where it is. Nothing is gathered before a launch; after it, each chunk's new keys
+ * and values (the network's {@code new_*} outputs, a few positions) are appended to its slot by one {@code
+ * cudaMemcpy3DAsync} (every head of every block's K and V) on this model's copy stream: a step of B chunks makes B
+ * copy calls. (The earlier layout, {@link TransformerNetwork#defineBatched}, copied each row's whole FP32 cache into
+ * the launch and back every step, and the network rewrote it once more; its decode steps did not batch on the H200.)
+ * The copies are outside the CUDA events that time the launch ({@code gpu_ms} is the engine's work), inside the
+ * step's host time.
  *
  * <p><b>Time and shares.</b> The launch runs through {@link TracedEngine#launch(SharedLaunch, TracedEngine.Binder)}:
  * timed once by CUDA events, TensorRT's errors to the launch and so to every member. Its time is split {@linkplain
@@ -62,10 +66,13 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     boolean launch(TracedEngine.Binder binder) throws Exception;
   }
 
+  /** Bytes of a cache element (FP16). */
+  static final int CACHE_BYTES = 2;
+
   private final String model;
   private final TracedEngine engine;
   private final TransformerNetwork.Config c;
-  private final TransformerNetwork.Batch extents;
+  private final TransformerNetwork.Slots extents;
   private final BatchLayout.Kv kv;
   private final Roofline roofline;
   private final Roofline.Peak peak;
@@ -75,59 +82,69 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
   private final CudaStream copies;
   private final DeviceMemory ids;
   private final DeviceMemory positions;
-  private final DeviceMemory mask;
+  private final DeviceMemory cacheMask;
+  private final DeviceMemory stepMask;
   private final DeviceMemory logits;
-  /** Index {@code 2 * block + (0 key | 1 value)}. */
-  private final DeviceMemory[] past;
-  private final DeviceMemory[] present;
-  private final DeviceMemory[] cache;
+  /** The {@code new_*} outputs, {@code [B, H, S, Dh]} FP16 each, one after another. */
+  private final DeviceMemory fresh;
+  /** The key/value slots: {@link BatchLayout.Kv#buffers()} buffers of {@code [slots, H, C, Dh]} FP16. */
+  private final DeviceMemory cache;
   private final IntPointer hostIds;
   private final IntPointer hostPositions;
-  private final FloatPointer hostMask;
+  private final FloatPointer hostCacheMask;
+  private final FloatPointer hostStepMask;
   private final FloatPointer hostLogits;
   /** {@code hostLogits} in bytes: a copy's destination is its position, which a {@code void*} takes in bytes. */
   private final BytePointer hostLogitsBytes;
+  /** The append's parameters, filled for each copy. */
+  private final cudaMemcpy3DParms append = new cudaMemcpy3DParms();
+  private final cudaPitchedPtr appendSrc = new cudaPitchedPtr();
+  private final cudaPitchedPtr appendDst = new cudaPitchedPtr();
+  private final cudaExtent appendExtent = new cudaExtent();
+  private final cudaPos origin = new cudaPos();
 
   /**
-   * Device buffers for launches of up to {@code extents} (rows at most the engine profile's) and {@code slots}
-   * key/value slots of {@code config.maxSeq()} positions each.
+   * Device buffers for launches of up to {@code extents} and {@code slots} key/value slots (at most the profile's
+   * rows) of {@code config.maxSeq()} positions each.
    *
    * @throws io.github.trtrace.tensorrt.cuda.CudaException when the device has no room (what was allocated is freed)
    */
-  TensorRtSteps(String model, TracedEngine engine, TransformerNetwork.Config config, TransformerNetwork.Batch extents,
+  TensorRtSteps(String model, TracedEngine engine, TransformerNetwork.Config config, TransformerNetwork.Slots extents,
       int slots, Roofline roofline, Roofline.Peak peak, int[] outputTokens) {
+    if (slots > extents.maxRows()) {
+      throw new IllegalArgumentException(slots + " slots, but a launch has at most " + extents.maxRows() + " rows");
+    }
     this.model = model;
     this.engine = engine;
     this.c = config;
     this.extents = extents;
-    this.kv = new BatchLayout.Kv(config.heads(), config.headDim(), config.maxSeq());
+    this.kv = new BatchLayout.Kv(config.blocks(), config.heads(), config.headDim(), config.maxSeq(), slots);
     this.roofline = roofline;
     this.peak = peak;
     this.outputTokens = outputTokens;
     this.slots = new SlotPool(slots);
     long tokens = (long) extents.maxRows() * extents.maxStep();
-    long wide = (long) extents.maxPast() + extents.maxStep();
-    long line = (long) c.heads() * c.headDim();
     try {
       copies = own(CudaStream.createNonBlocking());
       ids = zeroed(4 * tokens);
       positions = zeroed(4 * tokens);
-      mask = zeroed(4 * tokens * wide);
+      cacheMask = zeroed(4L * extents.maxRows() * c.maxSeq());
+      stepMask = zeroed(4L * extents.maxStep() * extents.maxStep());
       logits = zeroed(4 * tokens * c.vocab());
-      past = new DeviceMemory[2 * c.blocks()];
-      present = new DeviceMemory[2 * c.blocks()];
-      cache = new DeviceMemory[2 * c.blocks()];
-      for (int i = 0; i < past.length; i++) {
-        // zeroed: padded positions read stale values, masked (weight 0), but 0 x NaN would still be NaN
-        past[i] = zeroed(4 * line * extents.maxRows() * extents.maxPast());
-        present[i] = zeroed(4 * line * extents.maxRows() * wide);
-        cache[i] = zeroed(4 * kv.slotFloats() * slots);
-      }
+      fresh = zeroed((long) CACHE_BYTES * kv.buffers() * tokens * c.heads() * c.headDim());
+      // zeroed: masked positions are read (weight 0), and 0 x NaN would still be NaN
+      cache = zeroed((long) CACHE_BYTES * kv.buffers() * kv.bufferElements());
       hostIds = own(new IntPointer(tokens));
       hostPositions = own(new IntPointer(tokens));
-      hostMask = own(new FloatPointer(tokens * wide));
+      hostCacheMask = own(new FloatPointer((long) extents.maxRows() * c.maxSeq()));
+      hostStepMask = own(new FloatPointer((long) extents.maxStep() * extents.maxStep()));
       hostLogits = own(new FloatPointer((long) extents.maxRows() * c.vocab()));
       hostLogitsBytes = new BytePointer(hostLogits).capacity(4L * extents.maxRows() * c.vocab());
+      own(append);
+      own(appendSrc);
+      own(appendDst);
+      own(appendExtent);
+      own(origin.x(0).y(0).z(0));
     } catch (RuntimeException | Error e) {
       close();
       throw e;
@@ -135,12 +152,12 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
   }
 
   /** Device bytes this model holds: launch buffers and key/value slots. */
-  static long deviceBytes(TransformerNetwork.Config c, TransformerNetwork.Batch extents, int slots) {
+  static long deviceBytes(TransformerNetwork.Config c, TransformerNetwork.Slots extents, int slots) {
     long tokens = (long) extents.maxRows() * extents.maxStep();
-    long wide = (long) extents.maxPast() + extents.maxStep();
-    long line = 4L * c.heads() * c.headDim();
-    return 4 * tokens * (2 + wide + c.vocab())
-        + 2L * c.blocks() * line * (extents.maxRows() * (extents.maxPast() + wide) + (long) slots * c.maxSeq());
+    long line = (long) c.heads() * c.headDim();
+    return 4 * tokens * (2 + c.vocab()) + 4L * extents.maxRows() * c.maxSeq()
+        + 4L * extents.maxStep() * extents.maxStep()
+        + (long) CACHE_BYTES * 2 * c.blocks() * line * (tokens + (long) slots * c.maxSeq());
   }
 
   private <T extends AutoCloseable> T own(T t) {
@@ -238,6 +255,7 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
   BatchLayout layout(List<Chunk> chunks) {
     int[][] tokens = new int[chunks.size()][];
     int[] pastLen = new int[chunks.size()];
+    int[] slotOf = new int[chunks.size()];
     for (int m = 0; m < chunks.size(); m++) {
       Chunk ch = chunks.get(m);
       Slot s = (Slot) ch.seq();
@@ -247,23 +265,20 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       }
       tokens[m] = ch.tokens();
       pastLen[m] = ch.start();
+      slotOf[m] = s.index;
     }
-    return BatchLayout.of(tokens, pastLen, extents);
+    return BatchLayout.of(tokens, pastLen, slotOf, extents, kv.slotPositions());
   }
 
   /**
-   * Stages {@code layout} (inputs, gathered caches), launches it with {@code launcher}, scatters the new positions
-   * and reads each row's last logits. A failure outside the launcher goes to {@code onError} (the launcher reports
+   * Stages {@code layout}'s inputs, launches it with {@code launcher}, appends the new positions to their slots and
+   * reads each row's last logits. A failure outside the launcher goes to {@code onError} (the launcher reports
    * its own), then throws.
    */
   float[][] run(List<Chunk> chunks, BatchLayout layout, Launcher launcher,
       java.util.function.Consumer<Exception> onError) {
-    int[] slotOf = new int[chunks.size()];
-    for (int m = 0; m < chunks.size(); m++) {
-      slotOf[m] = ((Slot) chunks.get(m).seq()).index;
-    }
     try {
-      stage(layout, slotOf);
+      stage(layout);
     } catch (RuntimeException e) {
       onError.accept(e);
       throw e;
@@ -281,10 +296,10 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     }
     if (!ok) {
       throw new IllegalStateException("TensorRT refused the launch of " + layout.rows() + " rows x " + layout.step()
-          + " new positions after " + layout.past() + " (the launch's error and events say why)");
+          + " new positions (" + layout.chunks() + " chunks) (the launch's error and events say why)");
     }
     try {
-      float[][] last = collect(layout, slotOf);
+      float[][] last = collect(layout);
       for (int m = 0; m < chunks.size(); m++) {
         Chunk ch = chunks.get(m);
         ((Slot) ch.seq()).filled = ch.start() + ch.tokens().length;
@@ -296,40 +311,34 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     }
   }
 
-  /** Inputs to the device and each row's cache from its slot into {@code past_*}, on the copy stream; waits. */
-  private void stage(BatchLayout l, int[] slotOf) {
+  /** The launch's inputs to the device, on the copy stream; waits. */
+  private void stage(BatchLayout l) {
     int n = l.rows() * l.step();
     hostIds.position(0).put(l.ids(), 0, n);
     hostPositions.position(0).put(l.positions(), 0, n);
-    hostMask.position(0).put(l.mask(), 0, l.mask().length);
+    hostCacheMask.position(0).put(l.cacheMask(), 0, l.cacheMask().length);
+    hostStepMask.position(0).put(l.stepMask(), 0, l.stepMask().length);
     ids.copyFromAsync(hostIds, 0, 4L * n, copies);
     positions.copyFromAsync(hostPositions, 0, 4L * n, copies);
-    mask.copyFromAsync(hostMask, 0, 4L * l.mask().length, copies);
-    List<BatchLayout.Copy> gather = l.gather(slotOf, kv);
-    for (int i = 0; i < cache.length; i++) {
-      for (BatchLayout.Copy cp : gather) {
-        copy2d("gather into " + tensor("past_", i), cache[i], cp, past[i]);
-      }
-    }
+    cacheMask.copyFromAsync(hostCacheMask, 0, 4L * l.cacheMask().length, copies);
+    stepMask.copyFromAsync(hostStepMask, 0, 4L * l.stepMask().length, copies);
     copies.synchronize();
   }
 
-  /** Each row's new positions from {@code present_*} into its slot, and its last logits to the host; waits. */
-  private float[][] collect(BatchLayout l, int[] slotOf) {
-    List<BatchLayout.Copy> scatter = l.scatter(slotOf, kv);
-    for (int i = 0; i < cache.length; i++) {
-      for (BatchLayout.Copy cp : scatter) {
-        copy2d("scatter from " + tensor("present_", i), present[i], cp, cache[i]);
-      }
+  /** Each chunk's new positions from the {@code new_*} outputs into its slot, and its last logits to the host; waits. */
+  private float[][] collect(BatchLayout l) {
+    for (BatchLayout.Append a : l.appends(kv)) {
+      copy3d(a);
     }
     int v = c.vocab();
-    for (int r = 0; r < l.rows(); r++) {
-      logits.copyToAsync(hostLogitsBytes.position(4L * r * v), 4 * l.lastLogits(r, v), 4L * v, copies);
+    int chunks = l.chunks();
+    for (int m = 0; m < chunks; m++) {
+      logits.copyToAsync(hostLogitsBytes.position(4L * m * v), 4 * l.lastLogits(m, v), 4L * v, copies);
     }
     copies.synchronize();
-    float[][] out = new float[l.rows()][v];
-    for (int r = 0; r < l.rows(); r++) {
-      hostLogits.position((long) r * v).get(out[r], 0, v);
+    float[][] out = new float[chunks][v];
+    for (int m = 0; m < chunks; m++) {
+      hostLogits.position((long) m * v).get(out[m], 0, v);
     }
     hostLogits.position(0);
     return out;
@@ -339,36 +348,45 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     return prefix + (i % 2 == 0 ? "key_" : "value_") + i / 2;
   }
 
-  /** One {@code cudaMemcpy2DAsync} device to device on the copy stream, its range checked against both buffers. */
-  private void copy2d(String what, DeviceMemory src, BatchLayout.Copy cp, DeviceMemory dst) {
-    if (cp.srcOffset() < 0 || cp.dstOffset() < 0 || 4 * cp.srcEnd() > src.bytes() || 4 * cp.dstEnd() > dst.bytes()) {
-      throw new IndexOutOfBoundsException(what + ": " + cp + " outside " + src.bytes() + " / " + dst.bytes() + " bytes");
+  /** One {@code cudaMemcpy3DAsync} device to device on the copy stream, its range checked against both buffers. */
+  private void copy3d(BatchLayout.Append a) {
+    long e = CACHE_BYTES;
+    if (a.srcOffset() < 0 || a.dstOffset() < 0 || e * a.srcEnd() > fresh.bytes() || e * a.dstEnd() > cache.bytes()) {
+      throw new IndexOutOfBoundsException("append " + a + " outside " + fresh.bytes() + " / " + cache.bytes()
+          + " bytes");
     }
-    check("cudaMemcpy2DAsync (" + what + ")", cudart.cudaMemcpy2DAsync(at(dst, cp.dstOffset()), 4 * cp.dstPitch(),
-        at(src, cp.srcOffset()), 4 * cp.srcPitch(), 4 * cp.width(), cp.height(), cudart.cudaMemcpyDeviceToDevice,
-        copies.handle()));
+    appendSrc.ptr(at(fresh, e * a.srcOffset())).pitch(e * a.srcPitch()).xsize(e * a.srcPitch())
+        .ysize(a.srcSlice() / a.srcPitch());
+    appendDst.ptr(at(cache, e * a.dstOffset())).pitch(e * a.dstPitch()).xsize(e * a.dstPitch())
+        .ysize(a.dstSlice() / a.dstPitch());
+    appendExtent.width(e * a.width()).height(a.height()).depth(a.depth());
+    append.srcArray(null).dstArray(null).srcPos(origin).dstPos(origin).srcPtr(appendSrc).dstPtr(appendDst)
+        .extent(appendExtent).kind(cudart.cudaMemcpyDeviceToDevice);
+    check("cudaMemcpy3DAsync (new keys and values into their slot)", cudart.cudaMemcpy3DAsync(append, copies.handle()));
   }
 
-  private static Pointer at(DeviceMemory m, long floats) {
-    return new BytePointer(m.pointer()).position(4 * floats);
+  private static Pointer at(DeviceMemory m, long bytes) {
+    return new BytePointer(m.pointer()).position(bytes);
   }
 
   /** Binds the staged launch: every input's shape, every input's and output's address. */
   private void bind(IExecutionContext ctx, BatchLayout l) {
     int n = l.rows();
     int s = l.step();
-    int p = l.past();
     shape(ctx, "input_ids", n, s);
     shape(ctx, "position_ids", n, s);
-    shape(ctx, "attn_mask", n, 1, s, p + s);
+    shape(ctx, "cache_mask", n, 1, 1, c.maxSeq());
+    shape(ctx, "step_mask", 1, 1, s, s);
     address(ctx, "input_ids", ids.pointer());
     address(ctx, "position_ids", positions.pointer());
-    address(ctx, "attn_mask", mask.pointer());
+    address(ctx, "cache_mask", cacheMask.pointer());
+    address(ctx, "step_mask", stepMask.pointer());
     address(ctx, "logits", logits.pointer());
-    for (int i = 0; i < past.length; i++) {
-      shape(ctx, tensor("past_", i), n, c.heads(), p, c.headDim());
-      address(ctx, tensor("past_", i), past[i].pointer());
-      address(ctx, tensor("present_", i), present[i].pointer());
+    long freshBytes = (long) CACHE_BYTES * n * c.heads() * s * c.headDim();
+    for (int i = 0; i < kv.buffers(); i++) {
+      shape(ctx, tensor("cache_", i), n, c.heads(), c.maxSeq(), c.headDim());
+      address(ctx, tensor("cache_", i), at(cache, (long) CACHE_BYTES * i * kv.bufferElements()));
+      address(ctx, tensor("new_", i), at(fresh, freshBytes * i));
     }
   }
 

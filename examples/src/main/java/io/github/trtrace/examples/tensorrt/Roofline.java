@@ -16,9 +16,11 @@ import org.jspecify.annotations.Nullable;
  * <p>The model (an estimate, stated so): matrix FLOPs only (2 per multiply-add: QKV, output projection, MLP,
  * attention scores and context over the T = P + S visible positions, LM head over the S positions); bytes:
  * every weight matrix read once per launch in the engine's precision ({@code weightBytes}: 2 for FP16),
- * embedding rows gathered, and the FP32 KV cache of each block read as past (P), written as present (T, the
- * network's concat) and read again by attention (T); plus the mask and the FP32 logits. Activations that stay
- * on chip are not counted, so the bytes are a floor and the achieved bandwidth an underestimate.
+ * embedding rows gathered, and the FP16 KV cache of each block read in place (P positions) and the S new positions
+ * written ({@link TransformerNetwork#defineSlotted}); plus the masks (the row's cache positions, the step's S × S)
+ * and the FP32 logits. A row's own lengths are counted, not the padding a launch adds (the slotted engine reads a
+ * whole slot, masked past the row's length). Activations that stay on chip are not counted, so the bytes are a
+ * floor and the achieved bandwidth an underestimate.
  *
  * <pre>{@code
  * Roofline r = Roofline.of(config, 2);
@@ -101,8 +103,8 @@ public final class Roofline {
     double flops = blocks * (2 * s * perBlockWeights + 4 * s * t * d) + 2 * s * d * v;
     double weights = (blocks * (perBlockWeights + perBlockSmall) + d * v + 2 * d) * weightBytes
         + 2 * s * d * weightBytes;                      // the token and position rows gathered
-    double kv = blocks * 2 * d * 4 * (past + 2 * t);   // FP32 K and V: past read, present written and read
-    double io = 4 * s * t + 4 * s * v + 8 * s;          // mask, logits, ids and positions
+    double kv = blocks * 2 * d * 2 * t;                 // FP16 K and V: the past read, the new positions written
+    double io = 4 * (past + s * s) + 4 * s * v + 8 * s; // masks, logits, ids and positions
     return new Work(weights + kv + io, flops);
   }
 

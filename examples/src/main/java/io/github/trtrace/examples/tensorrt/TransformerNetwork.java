@@ -2,6 +2,7 @@ package io.github.trtrace.examples.tensorrt;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.function.Predicate;
 import org.bytedeco.javacpp.FloatPointer;
@@ -92,6 +93,11 @@ public final class TransformerNetwork {
   private final Predicate<String> fp32Layers;
   /** The batch extents of a batched network, or null: the batch is fixed at 1. */
   private final @Nullable Batch batch;
+  /** The extents of a network reading its cache in place ({@link #defineSlotted}), or null. */
+  private final @Nullable Slots slots;
+  /** The slotted network's {@code cache_mask} and {@code step_mask} inputs, while it is defined. */
+  private @Nullable ITensor cacheMask;
+  private @Nullable ITensor stepMask;
 
   /**
    * The extents of a batched network's optimisation profile: up to {@code maxRows} rows (requests) a launch,
@@ -105,14 +111,28 @@ public final class TransformerNetwork {
     }
   }
 
+  /**
+   * The extents of a network that reads its key/value cache in place ({@link #defineSlotted}): up to {@code
+   * maxRows} rows a launch, up to {@code maxStep} new positions a row; every row's cache holds the model's whole
+   * context ({@link Config#maxSeq()}) positions.
+   */
+  public record Slots(int maxRows, int maxStep) {
+    public Slots {
+      if (maxRows < 1 || maxStep < 1) {
+        throw new IllegalArgumentException("slot extents must be positive: " + maxRows + ", " + maxStep);
+      }
+    }
+  }
+
   private TransformerNetwork(INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers,
-      @Nullable Batch batch) {
+      @Nullable Batch batch, @Nullable Slots slots) {
     this.net = net;
     this.c = c;
     this.rnd = new SplittableRandom(seed);
     this.fusion = fusion;
     this.fp32Layers = fp32Layers;
     this.batch = batch;
+    this.slots = slots;
   }
 
   /**
@@ -122,7 +142,7 @@ public final class TransformerNetwork {
    */
   public static TransformerNetwork define(
       INetworkDefinition net, Config c, long seed, Fusion fusion, Predicate<String> fp32Layers) {
-    TransformerNetwork t = new TransformerNetwork(net, c, seed, fusion, fp32Layers, null);
+    TransformerNetwork t = new TransformerNetwork(net, c, seed, fusion, fp32Layers, null, null);
     t.define();
     return t;
   }
@@ -134,7 +154,32 @@ public final class TransformerNetwork {
    * launch's S and P and the padding masked. The same seed gives the same weights as {@link #define}.
    */
   public static TransformerNetwork defineBatched(INetworkDefinition net, Config c, long seed, Batch batch) {
-    TransformerNetwork t = new TransformerNetwork(net, c, seed, Fusion.ALLOWED, n -> false, batch);
+    TransformerNetwork t = new TransformerNetwork(net, c, seed, Fusion.ALLOWED, n -> false, batch, null);
+    t.define();
+    return t;
+  }
+
+  /**
+   * The same network reading its key/value cache in place: each row's cache is a slot of the model's whole context
+   * (C = {@link Config#maxSeq()} positions), FP16, bound where it lies, and the network returns only the row's new
+   * positions, which the caller appends to the slot. Nothing copies a row's cache before or after a launch, and the
+   * network never rewrites it (the batched form's {@code concat(past, new)} reads and writes every cached position
+   * every step, converting FP32 to FP16 and back on the way).
+   *
+   * <p>Inputs: {@code input_ids}, {@code position_ids} (int32 {@code [B, S]}); {@code cache_mask} (float, additive,
+   * {@code [B, 1, 1, C]}: 0 at the row's cached positions, {@link #MASKED} elsewhere); {@code step_mask} (float,
+   * additive, {@code [1, 1, S, S]}: causal over the new positions); per block {@code cache_key_<i>} / {@code
+   * cache_value_<i>} (FP16 {@code [B, H, C, Dh]}: row r of a launch is the buffer's slot r). Outputs: {@code logits}
+   * ({@code [B, S, V]}), {@code new_key_<i>} / {@code new_value_<i>} (FP16 {@code [B, H, S, Dh]}). Attention takes the
+   * scores against the cache and against the new positions apart, joins them for one softmax and splits the
+   * probabilities again, so the cache is only read by the two matrix products. A launch's B is its highest slot + 1
+   * (a slot not in the launch is a masked row), and every row reads all C positions of its slot, masked past its
+   * length: the price of reading in place without a paged-attention kernel. (Slicing the slots to the launch's
+   * longest cache inside the network was tried on the H200 and made decode slower: trace-tensorrt/GPU-RESULTS.md,
+   * run 31.) The same seed gives the same weights as {@link #define}.
+   */
+  public static TransformerNetwork defineSlotted(INetworkDefinition net, Config c, long seed, Slots slots) {
+    TransformerNetwork t = new TransformerNetwork(net, c, seed, Fusion.ALLOWED, n -> false, null, slots);
     t.define();
     return t;
   }
@@ -147,8 +192,12 @@ public final class TransformerNetwork {
   /** Adds the optimisation profile (S 1..maxSeq, P 0..maxSeq-1) to {@code config}. */
   public void addProfile(IBuilder builder, IBuilderConfig config) {
     IOptimizationProfile p = builder.createOptimizationProfile();
-    if (batch != null) {
-      addBatchedProfile(p, batch);
+    if (batch != null || slots != null) {
+      if (batch != null) {
+        addBatchedProfile(p, batch);
+      } else {
+        addSlottedProfile(p, slots);
+      }
       if (config.addOptimizationProfile(p) < 0) {
         throw new IllegalStateException("the optimisation profile was refused");
       }
@@ -187,6 +236,22 @@ public final class TransformerNetwork {
     }
   }
 
+  /** B 1..maxRows (opt 8), S 1..maxStep (opt 1: decode); C fixed. */
+  private void addSlottedProfile(IOptimizationProfile p, Slots b) {
+    long opt = Math.min(8, b.maxRows());
+    for (String in : List.of("input_ids", "position_ids")) {
+      set(p, in, dims(1, 1), dims(opt, 1), dims(b.maxRows(), b.maxStep()));
+    }
+    set(p, "cache_mask", dims(1, 1, 1, c.maxSeq()), dims(opt, 1, 1, c.maxSeq()), dims(b.maxRows(), 1, 1, c.maxSeq()));
+    set(p, "step_mask", dims(1, 1, 1, 1), dims(1, 1, 1, 1), dims(1, 1, b.maxStep(), b.maxStep()));
+    for (int i = 0; i < c.blocks(); i++) {
+      for (String kind : List.of("cache_key_", "cache_value_")) {
+        set(p, kind + i, dims(1, c.heads(), c.maxSeq(), c.headDim()), dims(opt, c.heads(), c.maxSeq(), c.headDim()),
+            dims(b.maxRows(), c.heads(), c.maxSeq(), c.headDim()));
+      }
+    }
+  }
+
   private static void set(IOptimizationProfile p, String input, Dims64 min, Dims64 opt, Dims64 max) {
     boolean ok = p.setDimensions(input, OptProfileSelector.kMIN, min)
         && p.setDimensions(input, OptProfileSelector.kOPT, opt)
@@ -208,10 +273,16 @@ public final class TransformerNetwork {
 
   private void define() {
     int d = c.hidden();
-    long rows = batch == null ? 1 : -1;
+    long rows = batch == null && slots == null ? 1 : -1;
     ITensor ids = net.addInput("input_ids", DataType.kINT32, dims(rows, -1));
     ITensor pos = net.addInput("position_ids", DataType.kINT32, dims(rows, -1));
-    ITensor mask = net.addInput("attn_mask", DataType.kFLOAT, dims(rows, 1, -1, -1));
+    @Nullable ITensor mask = null;
+    if (slots == null) {
+      mask = net.addInput("attn_mask", DataType.kFLOAT, dims(rows, 1, -1, -1));
+    } else {
+      cacheMask = net.addInput("cache_mask", DataType.kFLOAT, dims(-1, 1, 1, c.maxSeq()));
+      stepMask = net.addInput("step_mask", DataType.kFLOAT, dims(1, 1, -1, -1));
+    }
     ITensor tok = name(net.addGather(constant("embed.tokens", random(c.vocab() * (long) d, 0.5f), c.vocab(), d), ids, 0),
         "embed.token_gather").getOutput(0);
     ITensor posEmb = name(net.addGather(constant("embed.positions", random(c.maxSeq() * (long) d, 0.1f), c.maxSeq(), d), pos, 0),
@@ -226,7 +297,7 @@ public final class TransformerNetwork {
     net.markOutput(logits);
   }
 
-  private ITensor block(int i, ITensor x, ITensor mask) {
+  private ITensor block(int i, ITensor x, @Nullable ITensor mask) {
     int d = c.hidden();
     int h = c.heads();
     int dh = c.headDim();
@@ -242,23 +313,7 @@ public final class TransformerNetwork {
     ITensor q = pick(b + "attn_q", heads, 0);
     ITensor k = pick(b + "attn_k", heads, 1);
     ITensor v = pick(b + "attn_v", heads, 2);
-    long rows = batch == null ? 1 : -1;
-    ITensor pastK = net.addInput("past_key_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
-    ITensor pastV = net.addInput("past_value_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
-    ITensor presentK = concat(b + "kv_append_key", pastK, k);
-    ITensor presentV = concat(b + "kv_append_value", pastV, v);
-    presentK.setName("present_key_" + i);
-    presentV.setName("present_value_" + i);
-    net.markOutput(presentK);
-    net.markOutput(presentV);
-    ITensor scores = name(net.addMatrixMultiply(q, MatrixOperation.kNONE, presentK, MatrixOperation.kTRANSPOSE),
-        b + "attn_scores").getOutput(0);                         // [1, H, S, T]
-    ITensor scaled = mul(b + "attn_scale", scores, scalar(b + "attn_scale.c", (float) (1 / Math.sqrt(dh))));
-    ITensor masked = add(b + "attn_mask_add", scaled, mask);
-    var softmax = name(net.addSoftMax(masked), b + "attn_softmax");
-    softmax.setAxes(1 << 3);
-    ITensor ctx = name(net.addMatrixMultiply(softmax.getOutput(0), MatrixOperation.kNONE, presentV, MatrixOperation.kNONE),
-        b + "attn_context").getOutput(0);                        // [1, H, S, Dh]
+    ITensor ctx = slots != null ? slottedAttention(i, q, k, v) : concatAttention(i, q, k, v, Objects.requireNonNull(mask));
     IShuffleLayer merge = name(net.addShuffle(ctx), b + "attn_merge_heads");
     merge.setFirstTranspose(permutation(0, 2, 1, 3));           // [1, S, H, Dh]
     merge.setReshapeDimensions(dims(0, 0, d));                 // [1, S, D]
@@ -273,6 +328,87 @@ public final class TransformerNetwork {
     ITensor down = add(b + "mlp_down_bias",
         matmul(b + "mlp_down", act, weight(b + "mlp_down.w", c.ffn(), d)), bias(b + "mlp_down.b", d));
     return add(b + "mlp_residual", x1, down);
+  }
+
+  /** Attention over {@code concat(past, new)}, which is also the block's {@code present_*} output. */
+  private ITensor concatAttention(int i, ITensor q, ITensor k, ITensor v, ITensor mask) {
+    int h = c.heads();
+    int dh = c.headDim();
+    String b = "block" + i + ".";
+    long rows = batch == null ? 1 : -1;
+    ITensor pastK = net.addInput("past_key_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
+    ITensor pastV = net.addInput("past_value_" + i, DataType.kFLOAT, dims(rows, h, -1, dh));
+    ITensor presentK = concat(b + "kv_append_key", 2, pastK, k);
+    ITensor presentV = concat(b + "kv_append_value", 2, pastV, v);
+    presentK.setName("present_key_" + i);
+    presentV.setName("present_value_" + i);
+    net.markOutput(presentK);
+    net.markOutput(presentV);
+    ITensor scores = name(net.addMatrixMultiply(q, MatrixOperation.kNONE, presentK, MatrixOperation.kTRANSPOSE),
+        b + "attn_scores").getOutput(0);                         // [1, H, S, T]
+    ITensor scaled = mul(b + "attn_scale", scores, scalar(b + "attn_scale.c", (float) (1 / Math.sqrt(dh))));
+    ITensor masked = add(b + "attn_mask_add", scaled, mask);
+    var softmax = name(net.addSoftMax(masked), b + "attn_softmax");
+    softmax.setAxes(1 << 3);
+    return name(net.addMatrixMultiply(softmax.getOutput(0), MatrixOperation.kNONE, presentV, MatrixOperation.kNONE),
+        b + "attn_context").getOutput(0);                        // [1, H, S, Dh]
+  }
+
+  /**
+   * Attention over the row's cache slot read in place and its new positions: scores against each apart (masked by
+   * {@code cache_mask} and {@code step_mask}), one softmax over both, the probabilities split again and each
+   * product with its values summed. The new keys and values are the block's {@code new_*} outputs (FP16).
+   */
+  private ITensor slottedAttention(int i, ITensor q, ITensor k, ITensor v) {
+    int h = c.heads();
+    int dh = c.headDim();
+    int ctxLen = c.maxSeq();
+    String b = "block" + i + ".";
+    ITensor cacheK = net.addInput("cache_key_" + i, DataType.kHALF, dims(-1, h, ctxLen, dh));
+    ITensor cacheV = net.addInput("cache_value_" + i, DataType.kHALF, dims(-1, h, ctxLen, dh));
+    output(cast(b + "new_key_cast", k, DataType.kHALF), "new_key_" + i);
+    output(cast(b + "new_value_cast", v, DataType.kHALF), "new_value_" + i);
+    float scale = (float) (1 / Math.sqrt(dh));
+    // The cache is only ever an operand of a matrix product with FP16 on both sides; the casts are on the small
+    // tensors (the queries, scores, probabilities and context), never on the cache.
+    ITensor qHalf = cast(b + "attn_q_cast", q, DataType.kHALF);
+    ITensor onCache = cast(b + "attn_scores_cache_cast", name(net.addMatrixMultiply(qHalf, MatrixOperation.kNONE,
+        cacheK, MatrixOperation.kTRANSPOSE), b + "attn_scores_cache").getOutput(0), DataType.kFLOAT); // [B, H, S, C]
+    ITensor onStep = name(net.addMatrixMultiply(q, MatrixOperation.kNONE, k, MatrixOperation.kTRANSPOSE),
+        b + "attn_scores_step").getOutput(0);                    // [B, H, S, S]
+    ITensor cacheScores = add(b + "attn_cache_mask_add",
+        mul(b + "attn_cache_scale", onCache, scalar(b + "attn_cache_scale.c", scale)), Objects.requireNonNull(cacheMask));
+    ITensor stepScores = add(b + "attn_step_mask_add",
+        mul(b + "attn_step_scale", onStep, scalar(b + "attn_step_scale.c", scale)), Objects.requireNonNull(stepMask));
+    var softmax = name(net.addSoftMax(concat(b + "attn_scores", 3, cacheScores, stepScores)), b + "attn_softmax");
+    softmax.setAxes(1 << 3);
+    ITensor p = softmax.getOutput(0);                            // [B, H, S, C + S]
+    ITensor pCache = cast(b + "attn_probs_cache_cast", slice(b + "attn_probs_cache", p, 0, onCache), DataType.kHALF);
+    ITensor pStep = slice(b + "attn_probs_step", p, ctxLen, onStep);
+    ITensor fromCache = cast(b + "attn_context_cache_cast", name(net.addMatrixMultiply(pCache, MatrixOperation.kNONE,
+        cacheV, MatrixOperation.kNONE), b + "attn_context_cache").getOutput(0), DataType.kFLOAT);
+    ITensor fromStep = name(net.addMatrixMultiply(pStep, MatrixOperation.kNONE, v, MatrixOperation.kNONE),
+        b + "attn_context_step").getOutput(0);
+    return add(b + "attn_context", fromCache, fromStep);       // [B, H, S, Dh]
+  }
+
+  /** Marks {@code t} (FP16, from a cast) an output of that name, its I/O type FP16 as well. */
+  private void output(ITensor t, String name) {
+    t.setName(name);
+    net.markOutput(t);
+    t.setType(DataType.kHALF);
+  }
+
+  private ITensor cast(String name, ITensor t, DataType to) {
+    return name(net.addCast(t, to), name).getOutput(0);
+  }
+
+  /** The part of {@code t} from {@code start} on its last axis, shaped as {@code like} (whose shape is known at run time). */
+  private ITensor slice(String name, ITensor t, long start, ITensor like) {
+    ITensor shape = name(net.addShape(like), name + ".shape").getOutput(0);
+    var l = name(net.addSlice(t, dims(0, 0, 0, start), dims(1, 1, 1, 1), dims(1, 1, 1, 1)), name);
+    l.setInput(2, shape);
+    return l.getOutput(0);
   }
 
   private void breakFusion(ITensor matmulOut, String name) {
@@ -324,11 +460,11 @@ public final class TransformerNetwork {
     return name(net.addElementWise(a, b, ElementWiseOperation.kPROD), name).getOutput(0);
   }
 
-  private ITensor concat(String name, ITensor past, ITensor now) {
-    PointerPointer<ITensor> inputs = new PointerPointer<>(past, now);
+  private ITensor concat(String name, int axis, ITensor first, ITensor second) {
+    PointerPointer<ITensor> inputs = new PointerPointer<>(first, second);
     keep.add(inputs);
     IConcatenationLayer l = name(net.addConcatenation(inputs, 2), name);
-    l.setAxis(2);
+    l.setAxis(axis);
     return l.getOutput(0);
   }
 

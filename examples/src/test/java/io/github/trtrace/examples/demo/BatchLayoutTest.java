@@ -9,143 +9,143 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The TensorRT step's host arithmetic, checked on host arrays: the padded inputs and mask, and the slot gather and
- * scatter run through a simulation of the network's {@code present = concat(past, new)} over several steps.
+ * The TensorRT step's host arithmetic, checked on host arrays: rows as slots, the padded inputs and both masks, and
+ * the appends run through a simulation of the slotted network (each row reads its slot where it lies and returns only
+ * its new positions) over several steps.
  */
 class BatchLayoutTest {
-  private static final TransformerNetwork.Batch MAX = new TransformerNetwork.Batch(8, 16, 32);
+  private static final TransformerNetwork.Slots MAX = new TransformerNetwork.Slots(4, 16);
+  private static final int BLOCKS = 2;
   private static final int H = 2;
   private static final int DH = 3;
   private static final int C = 12;
-  private static final BatchLayout.Kv KV = new BatchLayout.Kv(H, DH, C);
+  private static final BatchLayout.Kv KV = new BatchLayout.Kv(BLOCKS, H, DH, C, 4);
+  private static final float M = TransformerNetwork.MASKED;
 
   @Test
-  void eachRealQuerySeesItsOwnCacheAndItsNewPositionsUpToItselfAndPaddingSeesOneColumn() {
-    BatchLayout l = BatchLayout.of(new int[][] {{11, 12, 13}, {21}, {31, 32}}, new int[] {0, 5, 2}, MAX);
+  void rowsAreSlotsAndAQuerySeesItsRowsCachedPositionsAndItsNewPositionsUpToItself() {
+    // chunk 0: a 3-token prefill in slot 2; chunk 1: a decode row in slot 0 after 5 cached; slot 1 runs nothing
+    BatchLayout l = BatchLayout.of(new int[][] {{11, 12, 13}, {21}}, new int[] {0, 5}, new int[] {2, 0}, MAX, C);
     assertThat(l.rows()).isEqualTo(3);
+    assertThat(l.chunks()).isEqualTo(2);
     assertThat(l.step()).isEqualTo(3);
-    assertThat(l.past()).isEqualTo(5);
-    assertThat(l.ids()).containsExactly(11, 12, 13, 21, 21, 21, 31, 32, 31);
-    assertThat(l.positions()).containsExactly(0, 1, 2, 5, 5, 5, 2, 3, 2);
-    int t = l.past() + l.step();
-    int[] past = {0, 5, 2};
-    int[] len = {3, 1, 2};
-    for (int r = 0; r < 3; r++) {
-      for (int i = 0; i < 3; i++) {
-        float[] row = Arrays.copyOfRange(l.mask(), (r * 3 + i) * t, (r * 3 + i + 1) * t);
-        for (int j = 0; j < t; j++) {
-          boolean visible = i < len[r] ? j < past[r] || (j >= 5 && j <= 5 + i) : j == 5;
-          assertThat(row[j]).as("row %d query %d column %d", r, i, j)
-              .isEqualTo(visible ? 0f : TransformerNetwork.MASKED);
-        }
-      }
+    assertThat(l.ids()).containsExactly(21, 21, 21, 0, 0, 0, 11, 12, 13);
+    assertThat(l.positions()).containsExactly(5, 5, 5, 0, 0, 0, 0, 1, 2);
+    float[] cache = l.cacheMask();
+    assertThat(cache).hasSize(3 * C);
+    for (int j = 0; j < C; j++) {
+      assertThat(cache[j]).as("slot 0 position %d", j).isEqualTo(j < 5 ? 0f : M);
+      assertThat(cache[C + j]).as("slot 1 (not in the launch) position %d", j).isEqualTo(M);
+      assertThat(cache[2 * C + j]).as("slot 2 (nothing cached) position %d", j).isEqualTo(M);
     }
+    assertThat(l.stepMask()).containsExactly(0, M, M, 0, 0, M, 0, 0, 0);
+    assertThat(l.lastLogits(0, 10)).isEqualTo((2 * 3 + 2) * 10);
+    assertThat(l.lastLogits(1, 10)).isEqualTo(0);
   }
 
   @Test
-  void aLaunchOutsideTheProfileOrWithAnEmptyRowIsRefusedWithTheReason() {
-    assertThatThrownBy(() -> BatchLayout.of(new int[9][1], new int[9], MAX))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("9 rows");
-    assertThatThrownBy(() -> BatchLayout.of(new int[][] {new int[17]}, new int[1], MAX))
+  void aLaunchOutsideTheProfileOrTheSlotsIsRefusedWithTheReason() {
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}}, new int[1], new int[] {4}, MAX, C))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slot 4").hasMessageContaining("4 rows");
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}, {2}}, new int[2], new int[] {1, 1}, MAX, C))
+        .hasMessageContaining("two chunks in slot 1");
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {new int[17]}, new int[1], new int[1], MAX, 32))
         .hasMessageContaining("17 new positions");
-    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}}, new int[] {33}, MAX))
-        .hasMessageContaining("after 33 cached");
-    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{}}, new int[1], MAX))
-        .hasMessageContaining("row 0: 0 tokens");
-    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1, 2}}, new int[] {11}, MAX).scatter(new int[] {0}, KV))
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1, 2}}, new int[] {11}, new int[1], MAX, C))
         .hasMessageContaining("13 positions in a slot of 12");
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{}}, new int[1], new int[1], MAX, C))
+        .hasMessageContaining("chunk 0: 0 tokens");
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}}, new int[1], new int[] {3}, MAX, C)
+        .appends(new BatchLayout.Kv(BLOCKS, H, DH, C, 2)))
+        .hasMessageContaining("does not fit the cache");
   }
 
-  /** The value a request's layer writes for its position p, head h, element d: unique per request. */
-  private static float value(int request, int p, int h, int d) {
-    return request * 10_000 + p * 100 + h * 10 + d;
+  /** The value a request's layer writes for its position p, buffer z (block and K or V), head h, element d. */
+  private static float value(int request, int p, int z, int h, int d) {
+    return request * 100_000 + p * 1_000 + z * 100 + h * 10 + d;
   }
 
   @Test
-  void gatherThenLaunchThenScatterKeepsEveryRequestsCacheInItsSlotOverSteps() {
-    int slots = 4;
-    float[] kv = new float[(int) (slots * KV.slotFloats())];
-    Arrays.fill(kv, -7f); // never written: must stay
+  void appendsKeepEveryRequestsCacheInItsSlotOverStepsAndTouchNothingElse() {
+    float[] cache = new float[(int) (KV.buffers() * KV.bufferElements())];
+    Arrays.fill(cache, -7f); // never written: must stay
     // request -> slot: A(1) in slot 2, B(2) in slot 0, C(3) in slot 3
-    // step 1: A prefills 3, B prefills 5
-    step(kv, new int[] {1, 2}, new int[] {2, 0}, new int[] {0, 0}, new int[] {3, 5});
-    // step 2: A decodes one, B a chunk of 2, C prefills 4 (new)
-    step(kv, new int[] {1, 2, 3}, new int[] {2, 0, 3}, new int[] {3, 5, 0}, new int[] {1, 2, 4});
-    // step 3: decode rows only, at different cache lengths
-    step(kv, new int[] {3, 1, 2}, new int[] {3, 2, 0}, new int[] {4, 4, 7}, new int[] {1, 1, 1});
-    int[][] expect = {{1, 2, 5}, {2, 0, 8}, {3, 3, 5}}; // request, slot, positions held
-    for (int[] e : expect) {
-      for (int h = 0; h < H; h++) {
-        for (int p = 0; p < C; p++) {
-          for (int d = 0; d < DH; d++) {
-            float got = kv[(int) (e[1] * KV.slotFloats() + ((long) h * C + p) * DH + d)];
-            assertThat(got).as("request %d head %d position %d", e[0], h, p)
-                .isEqualTo(p < e[2] ? value(e[0], p, h, d) : -7f);
+    step(cache, new int[] {1, 2}, new int[] {2, 0}, new int[] {0, 0}, new int[] {3, 5});
+    step(cache, new int[] {1, 2, 3}, new int[] {2, 0, 3}, new int[] {3, 5, 0}, new int[] {1, 2, 4});
+    step(cache, new int[] {3, 1, 2}, new int[] {3, 2, 0}, new int[] {4, 4, 7}, new int[] {1, 1, 1});
+    step(cache, new int[] {2}, new int[] {0}, new int[] {8}, new int[] {1}); // a launch of one row: B = 1
+    int[][] expect = {{1, 2, 5}, {2, 0, 9}, {3, 3, 5}}; // request, slot, positions held
+    for (int z = 0; z < KV.buffers(); z++) {
+      for (int[] e : expect) {
+        for (int h = 0; h < H; h++) {
+          for (int p = 0; p < C; p++) {
+            for (int d = 0; d < DH; d++) {
+              assertThat(cache[at(z, e[1], h, p, d)]).as("request %d buffer %d head %d position %d", e[0], z, h, p)
+                  .isEqualTo(p < e[2] ? value(e[0], p, z, h, d) : -7f);
+            }
           }
         }
       }
-    }
-    for (int i = 0; i < KV.slotFloats(); i++) { // slot 1: nobody's
-      assertThat(kv[(int) (KV.slotFloats() + i)]).isEqualTo(-7f);
+      for (int i = 0; i < H * C * DH; i++) { // slot 1: nobody's
+        assertThat(cache[at(z, 1, 0, 0, 0) + i]).isEqualTo(-7f);
+      }
     }
   }
 
+  private static int at(int z, int slot, int h, int p, int d) {
+    return (int) (z * KV.bufferElements() + (((long) slot * H + h) * C + p) * DH + d);
+  }
+
   /**
-   * One launch on host arrays: gather into past, check every row's past is its request's history, simulate the
-   * network's concatenation (new positions' values from {@link #value}, padding garbage), scatter.
+   * One launch on host arrays: every chunk's row reads its cached positions where the cache mask lets it (they must be
+   * its request's history), the network writes {@code new_*} (real positions from {@link #value}, padding and rows
+   * not in the launch garbage), the appends copy them into the slots.
    */
-  private static void step(float[] kv, int[] requests, int[] slots, int[] pastLen, int[] newLen) {
+  private static void step(float[] cache, int[] requests, int[] slots, int[] pastLen, int[] newLen) {
     int n = requests.length;
     int[][] tokens = new int[n][];
-    for (int r = 0; r < n; r++) {
-      tokens[r] = new int[newLen[r]];
+    for (int m = 0; m < n; m++) {
+      tokens[m] = new int[newLen[m]];
     }
-    BatchLayout l = BatchLayout.of(tokens, pastLen, MAX);
-    int p = l.past();
+    BatchLayout l = BatchLayout.of(tokens, pastLen, slots, MAX, C);
+    int b = l.rows();
     int s = l.step();
-    float[] past = new float[n * H * p * DH];
-    Arrays.fill(past, Float.NaN);
-    for (BatchLayout.Copy c : l.gather(slots, KV)) {
-      apply(c, kv, past);
-    }
-    float[] present = new float[n * H * (p + s) * DH];
-    for (int r = 0; r < n; r++) {
-      for (int h = 0; h < H; h++) {
-        for (int j = 0; j < p + s; j++) {
-          for (int d = 0; d < DH; d++) {
-            int at = ((r * H + h) * (p + s) + j) * DH + d;
-            if (j < p) {
-              present[at] = past[((r * H + h) * p + j) * DH + d];
-              if (j < pastLen[r]) {
-                assertThat(present[at]).as("gathered row %d head %d position %d", r, h, j)
-                    .isEqualTo(value(requests[r], j, h, d));
-              }
-            } else {
-              int i = j - p;
-              present[at] = i < newLen[r] ? value(requests[r], pastLen[r] + i, h, d) : -999f;
+    float[] fresh = new float[KV.buffers() * b * H * s * DH];
+    Arrays.fill(fresh, -999f);
+    for (int m = 0; m < n; m++) {
+      int r = slots[m];
+      for (int z = 0; z < KV.buffers(); z++) {
+        for (int h = 0; h < H; h++) {
+          for (int p = 0; p < C; p++) {
+            boolean visible = l.cacheMask()[r * C + p] == 0f;
+            assertThat(visible).as("row %d position %d", r, p).isEqualTo(p < pastLen[m]);
+            for (int d = 0; d < DH && visible; d++) {
+              assertThat(cache[at(z, r, h, p, d)]).isEqualTo(value(requests[m], p, z, h, d));
+            }
+          }
+          for (int i = 0; i < newLen[m]; i++) {
+            for (int d = 0; d < DH; d++) {
+              fresh[(((z * b + r) * H + h) * s + i) * DH + d] = value(requests[m], pastLen[m] + i, z, h, d);
             }
           }
         }
       }
     }
-    for (BatchLayout.Copy c : l.scatter(slots, KV)) {
-      apply(c, present, kv);
+    for (BatchLayout.Append a : l.appends(KV)) {
+      assertThat(a.srcSlice() % a.srcPitch()).isZero();
+      assertThat(a.dstSlice() % a.dstPitch()).isZero();
+      apply(a, fresh, cache);
     }
   }
 
-  /** What {@code cudaMemcpy2DAsync} does, in floats. */
-  private static void apply(BatchLayout.Copy c, float[] src, float[] dst) {
-    for (long line = 0; line < c.height(); line++) {
-      System.arraycopy(src, (int) (c.srcOffset() + line * c.srcPitch()), dst, (int) (c.dstOffset() + line * c.dstPitch()),
-          (int) c.width());
+  /** What {@code cudaMemcpy3DAsync} does, in elements. */
+  private static void apply(BatchLayout.Append a, float[] src, float[] dst) {
+    for (long z = 0; z < a.depth(); z++) {
+      for (long line = 0; line < a.height(); line++) {
+        System.arraycopy(src, (int) (a.srcOffset() + z * a.srcSlice() + line * a.srcPitch()), dst,
+            (int) (a.dstOffset() + z * a.dstSlice() + line * a.dstPitch()), (int) a.width());
+      }
     }
-  }
-
-  @Test
-  void theLastLogitsOfARowAreAtItsLastRealPosition() {
-    BatchLayout l = BatchLayout.of(new int[][] {{1, 2, 3}, {4}}, new int[] {0, 9}, MAX);
-    assertThat(l.lastLogits(0, 10)).isEqualTo(20);
-    assertThat(l.lastLogits(1, 10)).isEqualTo(30);
   }
 
   @Test
@@ -153,9 +153,9 @@ class BatchLayoutTest {
     TransformerNetwork.Config c = new TransformerNetwork.Config(633, 2048, 16, 8192, 8, 4096);
     Roofline roofline = Roofline.of(c, 2);
     Roofline.Peak h200 = Roofline.Peak.forGpu("NVIDIA H200");
-    TransformerNetwork.Batch big = new TransformerNetwork.Batch(16, 256, 4096);
-    double[] w = BatchLayout.of(new int[][] {{1}, {1}, new int[256]}, new int[] {100, 3000, 0}, big)
-        .weights(roofline, h200);
+    TransformerNetwork.Slots big = new TransformerNetwork.Slots(16, 256);
+    double[] w = BatchLayout.of(new int[][] {{1}, {1}, new int[256]}, new int[] {100, 3000, 0}, new int[] {5, 0, 1},
+        big, 4096).weights(roofline, h200);
     assertThat(w[1]).isGreaterThan(w[0] * 2);
     assertThat(w[2]).isGreaterThan(w[1]);
     for (double x : w) {

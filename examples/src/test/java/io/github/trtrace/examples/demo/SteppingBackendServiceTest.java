@@ -101,13 +101,13 @@ class SteppingBackendServiceTest {
   @Test
   void theTensorRtPlanCacheKeyChangesWithTheBatchExtentsAndTheOptimisationLevel() {
     TransformerNetwork.Config c = TensorRtBackend.config(633, "small");
-    TransformerNetwork.Batch b = TensorRtBackend.extents(c);
-    assertThat(b).isEqualTo(new TransformerNetwork.Batch(BatchEngine.Settings.continuous().maxBatch(),
-        BatchEngine.Settings.continuous().stepTokens(), c.maxSeq()));
+    TransformerNetwork.Slots b = TensorRtBackend.extents();
+    assertThat(b).isEqualTo(new TransformerNetwork.Slots(BatchEngine.Settings.continuous().maxBatch(),
+        BatchEngine.Settings.continuous().stepTokens()));
     String key = TensorRtBackend.cacheKey(c, b, 1, 7, "10.6.0", "NVIDIA H200", "9.0");
     assertThat(TensorRtBackend.cacheKey(c, b, 1, 7, "10.6.0", "NVIDIA H200", "9.0")).isEqualTo(key);
     assertThat(TensorRtBackend.cacheKey(c, b, 0, 7, "10.6.0", "NVIDIA H200", "9.0")).isNotEqualTo(key);
-    assertThat(TensorRtBackend.cacheKey(c, new TransformerNetwork.Batch(8, 256, 4096), 1, 7, "10.6.0", "NVIDIA H200",
+    assertThat(TensorRtBackend.cacheKey(c, new TransformerNetwork.Slots(8, 256), 1, 7, "10.6.0", "NVIDIA H200",
         "9.0")).isNotEqualTo(key);
   }
 }
