@@ -53,6 +53,7 @@ final class ExplainText {
         ms(e, RecordConvention.PREEMPTED_MS), (long) e.num(RecordConvention.FAILED_LAUNCHES, 0));
     conservation(out, e);
     kernels(out, e.kernels, j.launches.size());
+    profiled(out, e.profiledLayers, j.launches.size());
     if (launches && !j.launches.isEmpty()) {
       launchTable(out, e);
     }
@@ -76,6 +77,39 @@ final class ExplainText {
     }
     t.print(out);
     layers(out, k.layers());
+  }
+
+  /** Its slowest engine layers, when some of its launches were profiled (their layer tables in the launch log). */
+  static void profiled(PrintStream out, ProfiledLayers p, int launches) {
+    if (p.profiled() == 0) {
+      return;
+    }
+    out.printf(Locale.ROOT, "  engine layers (TensorRT's profiler) in %d of its %d launches: %s of layers in %s of launch"
+            + " time (gpu_ms; a profiled launch times each layer apart and runs slower than the others); slowest:%n",
+        p.profiled(), launches, KernelBreakdown.ms(p.layerMs()), KernelBreakdown.ms(p.launchMs()));
+    if (p.layerMs() > p.launchMs()) {
+      out.println("  (the profiler's layer times add up to more than these launches' CUDA-event time: compare the"
+          + " layers with one another rather than with gpu_ms)");
+    }
+    if (p.otherEngine() > 0) {
+      out.printf(Locale.ROOT, "  WARNING the build report (engine %.12s) is not of the engine that ran %d of its profiled"
+          + " launches%s%n", String.valueOf(p.engine()), p.otherEngine(),
+          p.otherEngine() == p.profiled() ? "; no network layers named" : "");
+    }
+    boolean named = !p.networkLayers().isEmpty();
+    StatsText.Table t = named
+        ? new StatsText.Table("engine layer", ">ms", ">launches", ">share of launch time", "network layers")
+        : new StatsText.Table("engine layer", ">ms", ">launches", ">share of launch time");
+    for (KernelBreakdown.Kernel x : p.slowest()) {
+      String share = Double.isNaN(x.share()) ? "-" : String.format(Locale.ROOT, "%.1f %%", 100 * x.share());
+      if (named) {
+        t.row(Fmt.visible(shorten(x.name())), KernelBreakdown.ms(x.ms()), Fmt.count(x.launches()), share,
+            Fmt.visible(absorbed(p.networkLayers().getOrDefault(x.name(), List.of()))));
+      } else {
+        t.row(Fmt.visible(shorten(x.name())), KernelBreakdown.ms(x.ms()), Fmt.count(x.launches()), share);
+      }
+    }
+    t.print(out);
   }
 
   /** The same kernels' time by engine layer, when explain was given the engine's build report. */

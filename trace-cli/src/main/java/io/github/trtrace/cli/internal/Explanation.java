@@ -30,6 +30,8 @@ final class Explanation {
   final LaunchJoin join;
   /** Its slowest kernels, from the kernels lines of its recorded launches (none recorded: {@code recorded} 0). */
   final KernelBreakdown kernels;
+  /** Its engine layers as the profiler timed them in its profiled launches (none profiled: {@code profiled} 0). */
+  final ProfiledLayers profiledLayers;
   final JsonNode r;
   final long launchCount;
   final boolean slow;
@@ -47,6 +49,7 @@ final class Explanation {
   Explanation(LaunchJoin join) {
     this.join = join;
     this.kernels = KernelBreakdown.of(join);
+    this.profiledLayers = ProfiledLayers.of(join);
     this.r = java.util.Objects.requireNonNull(join.record, "record");
     this.launchCount = (long) num(RecordConvention.LAUNCH_COUNT, 0);
     ratio("TPOT", num(RecordConvention.TPOT_MS, Double.NaN), join.tpot);

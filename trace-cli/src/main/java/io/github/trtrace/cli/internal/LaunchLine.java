@@ -62,6 +62,13 @@ final class LaunchLine {
   /** Of those kernels, how many the report's layers named (the rest: {@code kernels} counted in the line). */
   int kernelsMatched;
   int kernelsInLine;
+  /**
+   * A profiled launch's layer table ({@code layers}: TensorRT's profiler, each engine layer's time in this launch),
+   * the slowest the writer kept; 0 for a launch that was not profiled.
+   */
+  int profiledLayers;
+  String[] profiledNames = new String[0];
+  double[] profiledMs = new double[0];
 
   void clear() {
     kernelsLine = false;
@@ -86,6 +93,7 @@ final class LaunchLine {
     layerMs = null;
     kernelsMatched = 0;
     kernelsInLine = 0;
+    profiledLayers = 0;
     membersTruncated = 0;
     members = 0;
   }
@@ -118,6 +126,18 @@ final class LaunchLine {
     kernelNames[kernels] = name;
     kernelMs[kernels] = ms;
     kernels++;
+  }
+
+  /** Appends one engine layer of a profiled launch's layer table. */
+  void addProfiledLayer(String name, double ms) {
+    if (profiledLayers == profiledNames.length) {
+      int n = Math.max(8, profiledLayers * 2);
+      profiledNames = Arrays.copyOf(profiledNames, n);
+      profiledMs = Arrays.copyOf(profiledMs, n);
+    }
+    profiledNames[profiledLayers] = name;
+    profiledMs[profiledLayers] = ms;
+    profiledLayers++;
   }
 
   /** Index of {@code requestId} among the listed members, or -1. */
@@ -194,6 +214,9 @@ final class LaunchLine {
     c.layerMs = layerMs;
     c.kernelsMatched = kernelsMatched;
     c.kernelsInLine = kernelsInLine;
+    c.profiledLayers = profiledLayers;
+    c.profiledNames = Arrays.copyOf(profiledNames, profiledLayers);
+    c.profiledMs = Arrays.copyOf(profiledMs, profiledLayers);
     c.membersTruncated = membersTruncated;
     c.members = members;
     c.memberIds = Arrays.copyOf(memberIds, Math.max(1, members));

@@ -124,6 +124,15 @@ final class LaunchParser {
               return why;
             }
           }
+          case "layers" -> {
+            if (t != JsonToken.START_ARRAY) {
+              return "layers is not an array";
+            }
+            String why = layers(p, l);
+            if (why != null) {
+              return why;
+            }
+          }
           case "members" -> {
             if (t != JsonToken.START_ARRAY) {
               return "members is not an array";
@@ -153,6 +162,39 @@ final class LaunchParser {
 
   /** The activities of a kernels line: kind, name and ms of each (the rest is for other tools). */
   private static @Nullable String kernels(JsonParser p, LaunchLine l) throws IOException {
+    return timings(p, "kernel", (kind, name, ms) -> {
+      if (kind == null || name == null || !(ms >= 0)) {
+        return "a kernel without kind, name or ms >= 0";
+      }
+      l.addKernel(kind, name, ms);
+      return null;
+    });
+  }
+
+  /**
+   * A profiled launch's layer table: name and ms of each engine layer (invocations are for other tools). The schema
+   * requires the name only; a layer whose time the writer did not know (no {@code ms}) has none to sum.
+   */
+  private static @Nullable String layers(JsonParser p, LaunchLine l) throws IOException {
+    return timings(p, "layer", (kind, name, ms) -> {
+      if (name == null || ms < 0) {
+        return "a layer without a name, or with ms < 0";
+      }
+      if (!Double.isNaN(ms)) {
+        l.addProfiledLayer(name, ms);
+      }
+      return null;
+    });
+  }
+
+  /** What to do with one timed entry of an array; a reason when it is malformed. */
+  @FunctionalInterface
+  private interface Timing {
+    @Nullable String take(@Nullable String kind, @Nullable String name, double ms);
+  }
+
+  /** An array of objects, each with a {@code kind}, {@code name} and {@code ms} (any may be absent), to {@code each}. */
+  private static @Nullable String timings(JsonParser p, String what, Timing each) throws IOException {
     JsonToken t;
     while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
       String kind = null;
@@ -168,12 +210,12 @@ final class LaunchParser {
           default -> p.skipChildren();
         }
       }
-      if (kind == null || name == null || !(ms >= 0)) {
-        return "a kernel without kind, name or ms >= 0";
+      String why = each.take(kind, name, ms);
+      if (why != null) {
+        return why;
       }
-      l.addKernel(kind, name, ms);
     }
-    return t == JsonToken.END_ARRAY ? null : "a kernel is not an object";
+    return t == JsonToken.END_ARRAY ? null : "a " + what + " is not an object";
   }
 
   private static @Nullable String members(JsonParser p, LaunchLine l) throws IOException {

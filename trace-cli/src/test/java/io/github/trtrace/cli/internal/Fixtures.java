@@ -49,6 +49,19 @@ final class Fixtures {
     return out;
   }
 
+  /** Whether the launch line {@code launch} lists {@code requestId} among its members (a kernels line lists none). */
+  static boolean hasMember(JsonNode launch, String requestId) {
+    if (!launch.has("members")) {
+      return false;
+    }
+    for (JsonNode m : launch.get("members")) {
+      if (m.get("request_id").asText().equals(requestId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static InputStream open(String resource) {
     InputStream in = Fixtures.class.getResourceAsStream(resource);
     if (in == null) {

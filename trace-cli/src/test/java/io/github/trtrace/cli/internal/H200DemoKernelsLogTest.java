@@ -47,7 +47,7 @@ class H200DemoKernelsLogTest {
     double launchMs = 0;
     double appendMs = 0;
     for (JsonNode l : lines) {
-      if (l.has("kernels") || !hasMember(l, "api-demo-0050")) {
+      if (l.has("kernels") || !Fixtures.hasMember(l, "api-demo-0050")) {
         continue;
       }
       all++;
@@ -91,14 +91,5 @@ class H200DemoKernelsLogTest {
       }
     }
     assertThat(kernelsLines).isEqualTo(179);
-  }
-
-  private static boolean hasMember(JsonNode launch, String requestId) {
-    for (JsonNode m : launch.get("members")) {
-      if (m.get("request_id").asText().equals(requestId)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

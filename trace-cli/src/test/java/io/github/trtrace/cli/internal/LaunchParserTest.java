@@ -46,4 +46,26 @@ class LaunchParserTest {
     byte[] bad = "{\"launch_id\":9}".getBytes(StandardCharsets.UTF_8);
     assertThat(p.parse(bad, 0, bad.length, l)).isEqualTo("no members");
   }
+
+  @Test
+  void readsAProfiledLaunchsLayerTableAndForgetsItOnTheNextLine() {
+    LaunchLine l = new LaunchLine();
+    byte[] b = ("{\"launch_id\":9,\"gpu_ms\":3.0,\"members\":[{\"request_id\":\"a\",\"decode_rows\":1,\"share_ms\":3.0}],"
+        + "\"layers\":[{\"name\":\"block0_attn\",\"ms\":1.25,\"invocations\":1},{\"name\":\"unknown time\"},"
+        + "{\"name\":\"lm_head\",\"ms\":0.5}]}").getBytes(StandardCharsets.UTF_8);
+    assertThat(p.parse(b, 0, b.length, l)).isNull();
+    assertThat(l.profiledLayers).as("a layer without ms (the schema allows it) has no time to sum").isEqualTo(2);
+    assertThat(l.profiledNames).startsWith("block0_attn", "lm_head");
+    assertThat(l.profiledMs).startsWith(1.25, 0.5);
+    LaunchLine c = l.copy();
+    byte[] next = "{\"launch_id\":10,\"members\":[{\"request_id\":\"a\",\"decode_rows\":1}]}".getBytes(StandardCharsets.UTF_8);
+    l.clear();
+    assertThat(p.parse(next, 0, next.length, l)).isNull();
+    assertThat(l.profiledLayers).isZero();
+    assertThat(c.profiledLayers).as("a copy keeps its table").isEqualTo(2);
+    byte[] bad = "{\"launch_id\":9,\"members\":[],\"layers\":[{\"ms\":1}]}".getBytes(StandardCharsets.UTF_8);
+    assertThat(p.parse(bad, 0, bad.length, new LaunchLine())).isEqualTo("a layer without a name, or with ms < 0");
+    byte[] notArray = "{\"launch_id\":9,\"members\":[],\"layers\":{}}".getBytes(StandardCharsets.UTF_8);
+    assertThat(p.parse(notArray, 0, notArray.length, new LaunchLine())).isEqualTo("layers is not an array");
+  }
 }
