@@ -46,8 +46,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The demo's GPU backend: the {@link TransformerNetwork} built with a batch dimension and its key/value cache read in
- * place ({@link TransformerNetwork#defineSlotted}, FP16, builder optimisation level 1) at start-up, or loaded from the engine
- * cache when a plan of the same model, batch extents, TensorRT version and GPU is there, and served through
+ * place ({@link TransformerNetwork#defineSlotted}, FP16, builder optimisation level 1) at start-up, or loaded from
+ * the engine cache when a plan of the same model, batch extents, TensorRT version and GPU is there, and served through
  * trace-tensorrt's {@link TracedEngine} by continuous batching: the service's {@link BatchEngine} (the CPU
  * backend's scheduler) steps a {@link TensorRtSteps}, one engine launch a step carrying up to {@value #MAX_BATCH}
  * requests' rows (prefill chunks of up to {@value #STEP_TOKENS} tokens and decode rows mixed, padded to the

@@ -125,6 +125,11 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     this.slots = new SlotPool(slots);
     long tokens = (long) extents.maxRows() * extents.maxStep();
     try {
+      own(append);
+      own(appendSrc);
+      own(appendDst);
+      own(appendExtent);
+      own(origin.x(0).y(0).z(0));
       copies = own(CudaStream.createNonBlocking());
       ids = zeroed(4 * tokens);
       positions = zeroed(4 * tokens);
@@ -140,11 +145,6 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       hostStepMask = own(new FloatPointer((long) extents.maxStep() * extents.maxStep()));
       hostLogits = own(new FloatPointer((long) extents.maxRows() * c.vocab()));
       hostLogitsBytes = new BytePointer(hostLogits).capacity(4L * extents.maxRows() * c.vocab());
-      own(append);
-      own(appendSrc);
-      own(appendDst);
-      own(appendExtent);
-      own(origin.x(0).y(0).z(0));
     } catch (RuntimeException | Error e) {
       close();
       throw e;
