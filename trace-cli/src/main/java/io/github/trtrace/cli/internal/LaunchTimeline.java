@@ -36,6 +36,7 @@ final class LaunchTimeline {
           .append("</figcaption></figure>");
     }
     kernels(h, e.kernels, e.join.launches.size());
+    profiled(h, e.profiledLayers, e.join.launches.size());
     h.append("</section>\n");
   }
 
@@ -78,6 +79,31 @@ final class LaunchTimeline {
       row(h, x);
       h.append("<td>").append(Html.esc(ExplainText.absorbed(l.networkLayers().getOrDefault(x.name(), List.of()))))
           .append("</td></tr>");
+    }
+    h.append("</table>");
+  }
+
+  /** Its slowest engine layers as TensorRT's profiler timed them in its profiled launches (their layer tables). */
+  static void profiled(StringBuilder h, ProfiledLayers p, int launches) {
+    if (p.profiled() == 0) {
+      return;
+    }
+    boolean named = !p.networkLayers().isEmpty();
+    h.append("<h3>Profiled engine layers</h3><p class=\"sub\">TensorRT's profiler in ").append(p.profiled())
+        .append(" of its ").append(launches).append(" launches: ").append(Html.esc(KernelBreakdown.ms(p.layerMs())))
+        .append(" of layers in ").append(Html.esc(KernelBreakdown.ms(p.launchMs())))
+        .append(" of launch time (gpu_ms; a profiled launch times each layer apart and runs slower than the others)")
+        .append(p.layerMs() > p.launchMs() ? "; the layer times add up to more than the launches' CUDA-event time:"
+            + " compare the layers with one another" : "").append(".</p>")
+        .append("<table id=\"request-profiled-layers\"><tr><th>engine layer</th><th>ms</th><th>launches</th>")
+        .append("<th>share of launch time</th>").append(named ? "<th>network layers</th>" : "").append("</tr>");
+    for (KernelBreakdown.Kernel x : p.slowest()) {
+      row(h, x);
+      if (named) {
+        h.append("<td>").append(Html.esc(ExplainText.absorbed(p.networkLayers().getOrDefault(x.name(), List.of()))))
+            .append("</td>");
+      }
+      h.append("</tr>");
     }
     h.append("</table>");
   }

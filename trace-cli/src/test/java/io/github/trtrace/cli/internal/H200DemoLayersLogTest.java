@@ -69,6 +69,23 @@ class H200DemoLayersLogTest {
   }
 
   @Test
+  void theHtmlReportListsTheSameLayersForTheRequest() throws IOException {
+    Path html = dir.resolve("report.html");
+    Cli r = Cli.run("report", "--html", html.toString(), "--request", REQUEST, dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String page = java.nio.file.Files.readString(html);
+    int start = page.indexOf("<table id=\"request-profiled-layers\">");
+    assertThat(start).as("table#request-profiled-layers").isPositive();
+    assertThat(page).contains("TensorRT's profiler in 2 of its 33 launches");
+    String table = page.substring(start, page.indexOf("</table>", start));
+    assertThat(table.split("<tr><td class=\"mono\"", -1)).hasSize(1 + KernelBreakdown.LISTED);
+    Cli explain = Cli.run("explain", REQUEST, dir.toString());
+    String firstRow = explain.out().lines().dropWhile(s -> !s.matches("^  engine layer\\s+ms.*")).skip(1).findFirst()
+        .orElseThrow();
+    assertThat(table).contains("title=\"" + firstRow.trim().split("\\s+")[0] + "\"");
+  }
+
+  @Test
   void aRequestWithNoProfiledLaunchHasNoLayerSection() {
     Cli r = Cli.run("explain", "api-demo-0007", dir.toString()); // none of its launches was profiled
     assertThat(r.code()).as(r.err()).isZero();
