@@ -208,11 +208,11 @@ final class TensorRtBackend implements Backend {
             + " %.0f M parameters FP16; engine %s in %.1f s (%s, builder optimisation level %d, fingerprint %.12s);"
             + " serving by continuous batching, up to %d requests a step (one launch: prefill chunks of up to %d"
             + " tokens and decode rows, padded to the longest), key/value caches FP16 in slots on the device, read in"
-            + " place (%.1f GB of slots and launch buffers); %d contexts; roofline peaks %s; %s",
+            + " place (%.1f GB of slots and launch buffers); %d contexts, %d auxiliary streams; roofline peaks %s; %s",
         trt, gpu, cc, MODEL, config.blocks(), config.hidden(), config.heads(), config.ffn(), config.vocab(),
         config.maxSeq(), config.parameters() / 1e6, how, seconds, plan, opt, report.engineFingerprint(),
         extents.maxRows(), extents.maxStep(), TensorRtSteps.deviceBytes(config, extents, extents.maxRows()) / 1e9,
-        contexts,
+        contexts, engine.getNbAuxStreams(), // layers on them overlap: a profiled launch's layer times can add up to more
         peak == null ? "unknown for this GPU (no gpu.bound)"
             : String.format(Locale.ROOT, "%.1f TB/s, %.0f TFLOP/s FP16 (ridge %.0f FLOP/B)",
                 peak.bytesPerSecond() / 1e12, peak.flopsPerSecond() / 1e12, peak.ridge()), selfCheck);
