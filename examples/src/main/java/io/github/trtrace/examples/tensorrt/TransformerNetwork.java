@@ -172,11 +172,12 @@ public final class TransformerNetwork {
    * cache_value_<i>} (FP16 {@code [B, H, C, Dh]}: row r of a launch is the buffer's slot r). Outputs: {@code logits}
    * ({@code [B, S, V]}), {@code new_key_<i>} / {@code new_value_<i>} (FP16 {@code [B, H, S, Dh]}). Attention takes the
    * scores against the cache and against the new positions apart, joins them for one softmax and splits the
-   * probabilities again, so the cache is only read by the two matrix products. A launch's B is its highest slot + 1
-   * (a slot not in the launch is a masked row), and every row reads all C positions of its slot, masked past its
-   * length: the price of reading in place without a paged-attention kernel. (Slicing the slots to the launch's
-   * longest cache inside the network was tried on the H200 and made decode slower: trace-tensorrt/GPU-RESULTS.md,
-   * run 31.) The same seed gives the same weights as {@link #define}.
+   * probabilities again, so in the network the cache is an operand of the two matrix products only (the engine
+   * TensorRT builds still transposes and reformats it for them: trace-tensorrt/GPU-RESULTS.md, run 31). A launch's B
+   * is its highest slot + 1 (a slot not in the launch is a masked row), and every row reads all C positions of its
+   * slot, masked past its length: the price of reading in place without a paged-attention kernel. (Slicing the slots
+   * to the launch's longest cache inside the network was tried on the H200 and made decode slower: run 32.) The same
+   * seed gives the same weights as {@link #define}.
    */
   public static TransformerNetwork defineSlotted(INetworkDefinition net, Config c, long seed, Slots slots) {
     TransformerNetwork t = new TransformerNetwork(net, c, seed, Fusion.ALLOWED, n -> false, null, slots);
