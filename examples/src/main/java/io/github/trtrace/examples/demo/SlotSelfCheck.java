@@ -2,6 +2,7 @@ package io.github.trtrace.examples.demo;
 
 import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
+import io.github.trtrace.examples.tensorrt.Generation;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
 import java.util.List;
 import java.util.Locale;
@@ -94,33 +95,12 @@ final class SlotSelfCheck {
       s1.release();
       s2.release();
     }
-    double scale = 0;
-    for (float x : whole) {
-      scale = Math.max(scale, Math.abs(x));
-    }
-    return new Result(scale, maxDiff(whole, stepped), argmax(whole) == argmax(stepped), maxDiff(whole, batched),
-        argmax(whole) == argmax(batched));
+    return new Result(Generation.maxAbs(whole), Generation.maxAbsDiff(whole, stepped),
+        Generation.argmax(whole) == Generation.argmax(stepped), Generation.maxAbsDiff(whole, batched),
+        Generation.argmax(whole) == Generation.argmax(batched));
   }
 
   private static float[][] launch(TensorRtSteps steps, TensorRtSteps.Launcher raw, List<StepModel.Chunk> chunks) {
     return steps.run(chunks, steps.layout(chunks), raw, e -> {});
-  }
-
-  static double maxDiff(float[] x, float[] y) {
-    double m = 0;
-    for (int i = 0; i < x.length; i++) {
-      m = Math.max(m, Math.abs((double) x[i] - y[i]));
-    }
-    return m;
-  }
-
-  static int argmax(float[] x) {
-    int best = 0;
-    for (int i = 1; i < x.length; i++) {
-      if (x[i] > x[best]) {
-        best = i;
-      }
-    }
-    return best;
   }
 }

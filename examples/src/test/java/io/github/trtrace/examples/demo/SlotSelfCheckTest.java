@@ -2,6 +2,7 @@ package io.github.trtrace.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.trtrace.examples.tensorrt.Generation;
 import org.junit.jupiter.api.Test;
 
 /** The start-up check's verdict and line, from the three ways' differences (the launches themselves need a GPU). */
@@ -26,9 +27,10 @@ class SlotSelfCheckTest {
     assertThat(new SlotSelfCheck.Result(1.926, 0.001, true, 0.001, false).agrees()).isFalse();
   }
 
+  /** The check's three ways are compared with {@link Generation}'s helpers, as the GPU check compares its own. */
   @Test
   void differenceAndNextTokenOfTwoLogitRows() {
-    assertThat(SlotSelfCheck.maxDiff(new float[] {1, 2, 3}, new float[] {1, 2.5f, 2})).isEqualTo(1.0);
-    assertThat(SlotSelfCheck.argmax(new float[] {0.1f, 3, -2, 3})).isEqualTo(1);
+    assertThat(Generation.maxAbsDiff(new float[] {1, 2, 3}, new float[] {1, 2.5f, 2})).isEqualTo(1.0);
+    assertThat(Generation.argmax(new float[] {0.1f, 3, -2, 3})).isEqualTo(1);
   }
 }
