@@ -32,13 +32,15 @@ public final class ApiCalls {
   /** The runtime call {@link CuptiRecorder} makes at the end of each recorded enqueue (see there why this one). */
   public static final String MARKER = RUNTIME_PREFIX + "cudaPeekAtLastError_v3020";
 
-  /** A function's name up to its first {@code _} (the version and stream suffixes: {@code _v2}, {@code _ptsz_v7000}). */
-  private static final Pattern COPY = Pattern.compile("cudaMemcpy\\w*|cuMemcpy\\w*");
+  /** The memory copies, matched against a function's name up to its first {@code _} ({@link #baseName}). */
+  private static final String COPIES = "cudaMemcpy\\w*|cuMemcpy\\w*";
+  private static final Pattern COPY = Pattern.compile(COPIES);
+  /** The work-issuing functions, matched the same way (the version and stream suffixes: {@code _v2}, {@code _ptsz_v7000}). */
   private static final Pattern WORK = Pattern.compile(
       "cudaLaunch|cudaLaunchKernel(ExC)?|cudaLaunchCooperativeKernel(MultiDevice)?"
           + "|cuLaunch|cuLaunchKernel(Ex)?|cuLaunchCooperativeKernel(MultiDevice)?|cuLaunchGrid(Async)?"
           + "|cudaGraphLaunch|cuGraphLaunch(WithArguments)?"
-          + "|cudaMemcpy\\w*|cuMemcpy\\w*|cudaMemset\\w*|cuMemset\\w*");
+          + "|" + COPIES + "|cudaMemset\\w*|cuMemset\\w*");
 
   private final BitSet runtimeWork = new BitSet();
   private final BitSet driverWork = new BitSet();
