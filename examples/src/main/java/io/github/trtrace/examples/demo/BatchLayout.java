@@ -209,10 +209,18 @@ final class BatchLayout {
     for (int m = 0; m < slots.length; m++) {
       long srcRow = (long) slots[m] * kv.heads() * step * line;
       long dstRow = ((long) slots[m] * kv.heads() * context + pastLen[m]) * line;
-      out.add(new Append(srcRow, step * line, (long) rows * kv.heads() * step * line,
-          dstRow, context * line, kv.bufferElements(), newLen[m] * line, kv.heads(), kv.buffers()));
+      out.add(new Append(srcRow, step * line, newElements(kv), dstRow, context * line, kv.bufferElements(),
+          newLen[m] * line, kv.heads(), kv.buffers()));
     }
     return out;
+  }
+
+  /**
+   * Elements of one {@code new_*} output of this launch ({@code [B, H, S, Dh]}): where each buffer's output starts
+   * after the one before, as the launch binds them and {@link #appends} reads them.
+   */
+  long newElements(Kv kv) {
+    return (long) rows * kv.heads() * step * kv.headDim();
   }
 
   /** Where chunk m's last real position's logits start in the {@code logits} output ({@code [B, S, V]}), in floats. */

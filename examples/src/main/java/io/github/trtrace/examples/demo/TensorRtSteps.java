@@ -382,7 +382,7 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     address(ctx, "cache_mask", cacheMask.pointer());
     address(ctx, "step_mask", stepMask.pointer());
     address(ctx, "logits", logits.pointer());
-    long freshBytes = (long) CACHE_BYTES * n * c.heads() * s * c.headDim();
+    long freshBytes = CACHE_BYTES * l.newElements(kv);
     for (int i = 0; i < kv.buffers(); i++) {
       shape(ctx, tensor("cache_", i), n, c.heads(), c.maxSeq(), c.headDim());
       address(ctx, tensor("cache_", i), at(cache, (long) CACHE_BYTES * i * kv.bufferElements()));
