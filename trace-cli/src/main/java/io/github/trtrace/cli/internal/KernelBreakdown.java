@@ -144,8 +144,8 @@ record KernelBreakdown(int recorded, int incomplete, double launchMs, double ker
         slowest(byName, launchMs), layers);
   }
 
-  /** The {@value #LISTED} largest of {@code byName} (ms, launches), ties by name. */
-  private static List<Kernel> slowest(Map<String, double[]> byName, double launchMs) {
+  /** The {@value #LISTED} largest of {@code byName} (ms, launches), ties by name; shares of {@code launchMs}. */
+  static List<Kernel> slowest(Map<String, double[]> byName, double launchMs) {
     List<Kernel> all = new ArrayList<>();
     for (Map.Entry<String, double[]> e : byName.entrySet()) {
       all.add(new Kernel(e.getKey(), e.getValue()[0], (int) e.getValue()[1],

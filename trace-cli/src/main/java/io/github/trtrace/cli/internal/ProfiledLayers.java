@@ -1,7 +1,5 @@
 package io.github.trtrace.cli.internal;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,14 +50,7 @@ record ProfiledLayers(int profiled, double launchMs, double layerMs, List<Kernel
         layerMs += l.profiledMs[i];
       }
     }
-    List<KernelBreakdown.Kernel> all = new ArrayList<>();
-    for (Map.Entry<String, double[]> e : byName.entrySet()) {
-      all.add(new KernelBreakdown.Kernel(e.getKey(), e.getValue()[0], (int) e.getValue()[1],
-          launchMs > 0 ? e.getValue()[0] / launchMs : Double.NaN));
-    }
-    all.sort(Comparator.comparingDouble(KernelBreakdown.Kernel::ms).reversed()
-        .thenComparing(KernelBreakdown.Kernel::name));
-    List<KernelBreakdown.Kernel> slowest = List.copyOf(all.subList(0, Math.min(KernelBreakdown.LISTED, all.size())));
+    List<KernelBreakdown.Kernel> slowest = KernelBreakdown.slowest(byName, launchMs);
     Map<String, List<String>> absorbed = new HashMap<>();
     if (j.report != null && otherEngine < profiled) {
       for (KernelBreakdown.Kernel x : slowest) {
