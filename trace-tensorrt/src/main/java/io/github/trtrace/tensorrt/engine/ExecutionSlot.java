@@ -20,16 +20,22 @@ interface ExecutionSlot<C> extends AutoCloseable {
   /** The context the next launch runs on: the profiled one when {@code profiled}. */
   C context(boolean profiled);
 
+  /** Records the start event: the launch's enqueues follow, then {@link #end}. */
+  void begin();
+
+  /** Enqueues on the chosen context (one pass of the launch). False when TensorRT refused the enqueue. */
+  boolean enqueue(boolean profiled);
+
   /**
-   * Records the start event, enqueues on the chosen context, records the stop event. False when
-   * TensorRT refused the enqueue.
+   * Records the stop event. The launch is timed ({@link #gpuMs}) only when {@code ok}: every pass was
+   * bound and accepted.
    */
-  boolean launch(boolean profiled);
+  void end(boolean ok);
 
   /** Waits for the launch to finish on the device. */
   void synchronize();
 
-  /** Device time of the last launch (CUDA event pair), milliseconds; NaN when unknown. */
+  /** Device time of the last launch (CUDA event pair, around all its passes), milliseconds; NaN when unknown. */
   double gpuMs();
 
   /** Hands the per-layer times of the last profiled launch to {@code consumer}. */

@@ -214,6 +214,36 @@ public final class TracedEngine implements AutoCloseable {
   }
 
   /**
+   * {@link #launch(SharedLaunch, Binder)} as several enqueues of one context, for a step whose rows do not share
+   * one shape: each binder binds one pass (its own shapes and addresses), and the passes run one after another on
+   * the slot's stream between one pair of CUDA events, so the launch is still timed once and its time split among
+   * all its members. A continuous-batching step with a prefill chunk among decode rows is the case: one pass of
+   * {@code B × 1} for the decode rows and one of {@code B' × S} for the chunks, instead of every decode row padded
+   * to the chunk's S. The passes run in order and the launch stops at the first one TensorRT refuses. A launch the
+   * {@link ProfilingPolicy} picks waits for each pass before the next (TensorRT reports the layer times of the last
+   * enqueue), so its {@code gpu_ms} includes those waits; its layer table sums the passes.
+   *
+   * <pre>{@code
+   * engine.launch(step, List.of(
+   *     (ctx, stream) -> bindRows(ctx, decoding),      // B x 1
+   *     (ctx, stream) -> bindRows(ctx, prefilling)));  // B' x S
+   * }</pre>
+   *
+   * @return false when TensorRT refused a pass or reported an error (the launch records which)
+   * @throws IllegalArgumentException when {@code passes} is empty
+   * @throws ContextPoolTimeoutException when no context was free within the borrow timeout
+   * @throws Exception what a binder threw (also recorded on the launch)
+   */
+  public boolean launch(SharedLaunch launch, List<? extends Binder> passes) throws Exception {
+    List<TracedExecution.Binder<Slot>> bound = new ArrayList<>(passes.size());
+    for (Binder b : passes) {
+      Objects.requireNonNull(b, "pass");
+      bound.add(slot -> b.bind(slot.bound, slot.stream));
+    }
+    return execution.launch(launch, bound);
+  }
+
+  /**
    * Writes the kernel records CUPTI holds so far to the launch log (a forced flush, on the recorder's thread)
    * and completes when they are queued there; at once when this engine never recorded kernels. For checks and
    * shutdown: records of launches still running on the device are not complete yet, and a launch whose records have
@@ -467,13 +497,21 @@ public final class TracedEngine implements AutoCloseable {
       }
 
       @Override
-      public boolean launch(boolean profiled) {
-        IExecutionContext c = profiled ? profiledContext() : plain;
+      public void begin() {
+        launched = false;
         timer.start();
-        boolean ok = c.enqueueV3(stream.handle());
+      }
+
+      @Override
+      public boolean enqueue(boolean profiled) {
+        IExecutionContext c = profiled ? profiledContext() : plain;
+        return c.enqueueV3(stream.handle());
+      }
+
+      @Override
+      public void end(boolean ok) {
         timer.stop();
         launched = ok;
-        return ok;
       }
 
       @Override

@@ -176,7 +176,7 @@ final class TracedExecution<C> implements AutoCloseable {
         throw new IllegalStateException("launch on a closed request");
       }
       launches++;
-      return execute(this, binder, profiled);
+      return execute(this, List.of(binder), profiled);
     }
 
     @Override
@@ -283,13 +283,29 @@ final class TracedExecution<C> implements AutoCloseable {
    * @return false when TensorRT refused the launch or reported an error (the launch says which)
    */
   boolean launch(SharedLaunch launch, Binder<C> binder) throws Exception {
+    return launch(launch, List.of(binder));
+  }
+
+  /**
+   * {@link #launch(SharedLaunch, Binder)} in several passes: each binder binds the context for one enqueue, the
+   * passes enqueued one after another on the slot's stream between one pair of CUDA events (a step whose rows
+   * differ in shape: a decode group and a prefill group). The launch stops at the first pass refused. A profiled
+   * launch waits for each pass before the next to take its layer times (TensorRT reports the last enqueue's), so
+   * its {@code gpu_ms} includes those waits; its layer table sums the passes.
+   *
+   * @throws IllegalArgumentException when {@code passes} is empty
+   */
+  boolean launch(SharedLaunch launch, List<? extends Binder<C>> passes) throws Exception {
     Objects.requireNonNull(launch, "launch");
+    if (passes.isEmpty()) {
+      throw new IllegalArgumentException("a launch needs at least one pass");
+    }
     boolean profiledLaunch = profiling.shouldProfile();
     long start = System.nanoTime();
     LaunchRecorder rec = kernels.enabled() && kernels.shouldRecord(launch) ? recorder() : LaunchRecorder.OFF;
     Shared target = new Shared(launch, profiledLaunch ? LayerTable.create() : null, rec, kernels.requestId());
     try {
-      return execute(target, binder, profiledLaunch);
+      return execute(target, passes, profiledLaunch);
     } finally {
       try {
         if (target.layers != null && target.layers.size() > 0) {
@@ -319,10 +335,10 @@ final class TracedExecution<C> implements AutoCloseable {
 
   /**
    * The one execution path: borrows a slot (the target's preferred one when free), registers the target
-   * for the thread's TensorRT messages, binds, launches between the CUDA events, waits, hands the device
-   * time, the layer times (profiled) and the recorded errors to the target, and returns the slot.
+   * for the thread's TensorRT messages, binds and enqueues each pass between the CUDA events, waits, hands the
+   * device time, the layer times (profiled) and the recorded errors to the target, and returns the slot.
    */
-  private boolean execute(Target target, Binder<C> binder, boolean profiled) throws Exception {
+  private boolean execute(Target target, List<? extends Binder<C>> passes, boolean profiled) throws Exception {
     try (ContextPool.Lease<ExecutionSlot<C>> lease = pool.borrow(borrowTimeout, target.requestId(), target.preferredSlot())) {
       target.borrowed(lease.slotId());
       ExecutionSlot<C> slot = lease.context();
@@ -333,18 +349,7 @@ final class TracedExecution<C> implements AutoCloseable {
       try {
         InferenceTrace.StageTimer host = target.hostStage();
         try {
-          binder.bind(slot.context(profiled));
-          target.beforeEnqueue();
-          try {
-            ok = slot.launch(profiled);
-          } finally {
-            target.afterEnqueue();
-          }
-          try {
-            slot.synchronize();
-          } finally {
-            target.finished(); // also when the wait failed: a recorder counts its launches in flight
-          }
+          ok = enqueue(slot, target, passes, profiled);
         } finally {
           if (host != null) {
             host.close();
@@ -372,6 +377,50 @@ final class TracedExecution<C> implements AutoCloseable {
       }
       return ok;
     }
+  }
+
+  /**
+   * Binds and enqueues the passes between the slot's events and waits for them. Nothing is enqueued when the
+   * first binder throws; when a later one throws, what was enqueued is still ended and waited for (its buffers are
+   * in use on the stream) before the exception goes on, and the launch is not timed.
+   */
+  private static <C> boolean enqueue(ExecutionSlot<C> slot, Target target, List<? extends Binder<C>> passes,
+      boolean profiled) throws Exception {
+    boolean ok = false;
+    boolean begun = false;
+    try {
+      for (int i = 0; i < passes.size(); i++) {
+        ok = false;
+        passes.get(i).bind(slot.context(profiled));
+        if (!begun) {
+          target.beforeEnqueue();
+          begun = true;
+          slot.begin();
+        }
+        ok = slot.enqueue(profiled);
+        if (!ok) {
+          break;
+        }
+        if (profiled && i < passes.size() - 1) {
+          slot.synchronize();
+          target.layers(slot);
+        }
+      }
+    } finally {
+      if (begun) {
+        try {
+          slot.end(ok);
+        } finally {
+          target.afterEnqueue();
+        }
+        try {
+          slot.synchronize();
+        } finally {
+          target.finished(); // also when the wait failed: a recorder counts its launches in flight
+        }
+      }
+    }
+    return ok;
   }
 
   /** Where one launch's outcome goes: a request's own trace, or a shared launch (and its members). */

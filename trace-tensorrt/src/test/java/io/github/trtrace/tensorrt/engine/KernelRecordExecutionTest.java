@@ -57,9 +57,9 @@ class KernelRecordExecutionTest {
     }
 
     @Override
-    public boolean launch(boolean profiled) {
+    public boolean enqueue(boolean profiled) {
       events.add("enqueue on " + Thread.currentThread().getName());
-      return super.launch(profiled);
+      return super.enqueue(profiled);
     }
   }
 

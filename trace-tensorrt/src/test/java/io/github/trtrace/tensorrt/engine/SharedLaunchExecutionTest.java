@@ -231,4 +231,112 @@ class SharedLaunchExecutionTest {
     assertThat(r.get("req-alone").engineFingerprint()).isEqualTo(r.get("req-shared").engineFingerprint());
     assertThat(slot.launches).isEqualTo(2);
   }
+
+  @Test
+  void aLaunchInPassesEnqueuesEachBetweenOnePairOfEventsAndIsTimedOnceForAllItsMembers() throws Exception {
+    InferenceTracer tr = tracer();
+    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), "sha256:eng",
+        Duration.ofSeconds(1));
+    InferenceTrace a = tr.start("m", "req-a");
+    InferenceTrace b = tr.start("m", "req-b");
+    InferenceTrace c = tr.start("m", "req-c");
+    try (SharedLaunch step = tr.launch("sha256:eng")) {
+      step.decode(a).decode(b).prefill(c, 3);
+      assertThat(exec.launch(step, List.of(ctx -> slot.calls.add("bind decode on " + ctx),
+          ctx -> slot.calls.add("bind prefill on " + ctx)))).isTrue();
+    }
+    a.close();
+    b.close();
+    c.close();
+    assertThat(slot.calls).containsExactly("bind decode on ctx0", "begin", "enqueue", "bind prefill on ctx0", "enqueue",
+        "end", "sync");
+    Map<String, InferenceRecord> r = records();
+    // one measurement (2.5 ms) for the whole step, split by tokens 1 + 1 + 3 as for one pass
+    assertThat(r.get("req-a").gpuMs()).isCloseTo(0.5, within(1e-9));
+    assertThat(r.get("req-c").gpuMs()).isCloseTo(1.5, within(1e-9));
+    assertThat(launchLines()).singleElement().satisfies(l -> assertThat(l).contains("\"gpu_ms\":2.5", "\"batch_size\":3"));
+  }
+
+  @Test
+  void aPassThatThrowsAfterAnotherWasEnqueuedStillEndsAndWaitsAndFailsTheWholeLaunch() throws Exception {
+    InferenceTracer tr = tracer();
+    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null,
+        Duration.ofSeconds(1));
+    InferenceTrace a = tr.start("m", "req-a");
+    InferenceTrace b = tr.start("m", "req-b");
+    try (SharedLaunch step = tr.launch(null)) {
+      step.decode(a).prefill(b, 4);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> exec.launch(step, List.of(ctx -> {}, ctx -> {
+        throw new IllegalArgumentException("TensorRT refused shape [3, 300] for input_ids");
+      }))).isInstanceOf(IllegalArgumentException.class);
+    }
+    a.close();
+    b.close();
+    // the first pass is on the stream: its events are closed and it is waited for before the context goes back
+    assertThat(slot.calls).containsExactly("begin", "enqueue", "end", "sync");
+    assertThat(slot.timed).isFalse();
+    assertThat(exec.stats().inUse()).isZero();
+    Map<String, InferenceRecord> r = records();
+    assertThat(r.values()).allSatisfy(x -> {
+      assertThat(x.status()).isEqualTo(Status.ERROR);
+      assertThat(x.errorType()).isEqualTo("java.lang.IllegalArgumentException");
+      assertThat(x.gpuMs()).isNaN();
+    });
+  }
+
+  @Test
+  void aRefusedPassStopsTheLaunchAndMarksItsMembers() throws Exception {
+    InferenceTracer tr = tracer();
+    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0") {
+      @Override
+      public boolean enqueue(boolean profiled) {
+        super.enqueue(profiled);
+        return calls.stream().filter("enqueue"::equals).count() < 2;
+      }
+    };
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), null,
+        Duration.ofSeconds(1));
+    InferenceTrace a = tr.start("m", "req-a");
+    List<String> bound = new ArrayList<>();
+    try (SharedLaunch step = tr.launch(null)) {
+      step.decode(a);
+      assertThat(exec.launch(step, List.of(bound::add, bound::add, bound::add))).isFalse();
+    }
+    a.close();
+    assertThat(bound).hasSize(2);
+    assertThat(slot.calls).containsExactly("begin", "enqueue", "enqueue", "end", "sync");
+    assertThat(records().get("req-a").status()).isEqualTo(Status.ERROR);
+  }
+
+  @Test
+  void aProfiledLaunchInPassesWaitsForEachAndItsLayerTableSumsThem() throws Exception {
+    InferenceTracer tr = tracer();
+    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
+    ProfilingPolicy always = new ProfilingPolicy() {
+      @Override public boolean shouldProfile() { return true; }
+      @Override public void onCompleted(double latencyMs) {}
+    };
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), always, null, Duration.ofSeconds(1));
+    InferenceTrace a = tr.start("m", "req-a");
+    try (SharedLaunch step = tr.launch(null)) {
+      step.decode(a);
+      exec.launch(step, List.of(ctx -> {}, ctx -> {}));
+    }
+    a.close();
+    assertThat(slot.calls).containsExactly("begin", "enqueue", "sync", "enqueue", "end", "sync");
+    // ScriptedSlot reports mlp 0.5 ms a drain: two passes, 1.0 ms over two invocations
+    assertThat(launchLines()).singleElement().satisfies(l -> assertThat(l).contains("{\"name\":\"mlp\",\"ms\":1.0,\"invocations\":2}"));
+  }
+
+  @Test
+  void aLaunchNeedsAPass() {
+    TracedExecution<String> exec = new TracedExecution<>(List.of(new TracedExecutionTest.ScriptedSlot("ctx0")),
+        ProfilingPolicy.never(), null, Duration.ofSeconds(1));
+    try (SharedLaunch step = tracer().launch(null)) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> exec.launch(step, List.of()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one pass");
+    }
+  }
 }

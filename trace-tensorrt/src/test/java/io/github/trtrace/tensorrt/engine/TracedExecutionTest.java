@@ -43,17 +43,33 @@ class TracedExecutionTest {
 
     @Override public String context(boolean profiled) { return profiled ? name + "+profiler" : name; }
 
+    /** What the slot saw, in order: begin, enqueue, sync, end (the launch's events and waits). */
+    final List<String> calls = new ArrayList<>();
+    boolean timed;
+
     @Override
-    public boolean launch(boolean profiled) {
+    public void begin() {
+      calls.add("begin");
       launches++;
+    }
+
+    @Override
+    public boolean enqueue(boolean profiled) {
+      calls.add("enqueue");
       if (profiled) {
         profiledLaunches++;
       }
       return launchResult;
     }
 
-    @Override public void synchronize() {}
-    @Override public double gpuMs() { return 2.5; }
+    @Override
+    public void end(boolean ok) {
+      calls.add("end");
+      timed = ok;
+    }
+
+    @Override public void synchronize() { calls.add("sync"); }
+    @Override public double gpuMs() { return timed ? 2.5 : Double.NaN; }
 
     @Override
     public void drainLayers(LayerSampleConsumer consumer) {
