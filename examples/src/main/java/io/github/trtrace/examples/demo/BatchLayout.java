@@ -7,11 +7,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The host side of one launch of {@link TransformerNetwork#defineSlotted}, as plain arithmetic (no CUDA, so it is
- * tested without a GPU): chunk m of the step (a prefill chunk or one decode token) brings {@code tokens[m]} after the
- * {@code past[m]} positions its request has cached in key/value slot {@code slots[m]}. A launch's row r <em>is</em>
- * slot r: the cache is bound where it lies, so the launch has as many rows as its highest slot + 1, and a slot with
- * no chunk in this step is a masked row whose outputs are dropped. S is the longest chunk, every row padded to it.
+ * The host side of one pass of {@link TransformerNetwork#defineSlotted} (one enqueue; a step is one pass or several,
+ * {@link StepPlan}), as plain arithmetic (no CUDA, so it is tested without a GPU): chunk m (a prefill chunk or one
+ * decode token) brings {@code tokens[m]} after the {@code past[m]} positions its request has cached in key/value slot
+ * {@code slots[m]}. A pass's row r <em>is</em> slot {@link #base()} + r, the lowest slot of the pass: the cache is
+ * bound where it lies from that slot on, so the pass has as many rows as its highest slot + 1 − base, and a slot in
+ * between with no chunk here is a masked row whose outputs are dropped. S is the longest chunk, every row padded to
+ * it.
  *
  * <ul>
  *   <li>{@link #ids()}, {@link #positions()}: {@code [B, S]}; a padding position repeats the row's token 0 at its
@@ -20,14 +22,14 @@ import java.util.List;
  *       (every position of a row with no chunk).
  *   <li>{@link #stepMask()}: additive, {@code [1, 1, S, S]}: new position i sees new positions up to itself. A
  *       padding query sees real and padding positions; its output is dropped, and it never sees an empty row.
- *   <li>{@link #appends}: after the launch, each chunk's new keys and values from the network's {@code new_*} outputs
+ *   <li>{@link #appends}: after the step, each chunk's new keys and values from the network's {@code new_*} outputs
  *       ({@code [B, H, S, Dh]} each, bound one after another) to its slot after its cached positions: one 3-D copy a
  *       chunk for every block's K and V at once.
  * </ul>
  *
  * <pre>{@code
  * BatchLayout l = BatchLayout.of(new int[][] {prompt, {next}}, new int[] {0, 37}, new int[] {3, 0}, slots);
- * // stage l.ids(), l.positions(), l.cacheMask(), l.stepMask(); launch l.rows() x l.step(); then
+ * // stage l.ids(), l.positions(), l.cacheMask(), l.stepMask(); enqueue l.rows() x l.step() with the cache bound from slot l.base(); then
  * for (BatchLayout.Append a : l.appends(kv)) device.copy3d(a);
  * }</pre>
  */
@@ -75,6 +77,7 @@ final class BatchLayout {
     }
   }
 
+  private final int base;
   private final int rows;
   private final int step;
   private final int context;
@@ -86,8 +89,9 @@ final class BatchLayout {
   private final float[] cacheMask;
   private final float[] stepMask;
 
-  private BatchLayout(int rows, int step, int context, int[] slots, int[] newLen, int[] pastLen, int[] ids,
+  private BatchLayout(int base, int rows, int step, int context, int[] slots, int[] newLen, int[] pastLen, int[] ids,
       int[] positions, float[] cacheMask, float[] stepMask) {
+    this.base = base;
     this.rows = rows;
     this.step = step;
     this.context = context;
@@ -101,20 +105,21 @@ final class BatchLayout {
   }
 
   /**
-   * The launch of chunks {@code tokens} (each at least one token) after {@code pastLen} cached positions each, in
+   * The pass of chunks {@code tokens} (each at least one token) after {@code pastLen} cached positions each, in
    * slots {@code slots} (distinct) of {@code context} positions.
    *
    * @throws IllegalArgumentException when it is empty, a chunk is empty, two chunks share a slot, a chunk would
-   *     overrun its slot, or the launch exceeds {@code max} (rows or S)
+   *     overrun its slot, or the pass exceeds {@code max} (rows or S)
    */
   static BatchLayout of(int[][] tokens, int[] pastLen, int[] slots, TransformerNetwork.Slots max, int context) {
     int n = tokens.length;
     if (n == 0 || pastLen.length != n || slots.length != n) {
-      throw new IllegalArgumentException("a launch needs chunks, and one cache length and one slot a chunk: " + n
+      throw new IllegalArgumentException("a pass needs chunks, and one cache length and one slot a chunk: " + n
           + " chunks, " + pastLen.length + " cache lengths, " + slots.length + " slots");
     }
     int s = 1;
     int b = 0;
+    int lo = Integer.MAX_VALUE;
     int[] newLen = new int[n];
     boolean[] seen = new boolean[max.maxRows()];
     for (int m = 0; m < n; m++) {
@@ -136,9 +141,11 @@ final class BatchLayout {
       newLen[m] = tokens[m].length;
       s = Math.max(s, newLen[m]);
       b = Math.max(b, slots[m] + 1);
+      lo = Math.min(lo, slots[m]);
     }
+    b -= lo;
     if (s > max.maxStep()) {
-      throw new IllegalArgumentException("a launch of " + s + " new positions a row exceeds the engine's profile "
+      throw new IllegalArgumentException("a pass of " + s + " new positions a row exceeds the engine's profile "
           + max);
     }
     int[] idv = new int[b * s];
@@ -146,7 +153,7 @@ final class BatchLayout {
     float[] cache = new float[Math.multiplyExact(b, context)];
     Arrays.fill(cache, TransformerNetwork.MASKED);
     for (int m = 0; m < n; m++) {
-      int r = slots[m];
+      int r = slots[m] - lo;
       for (int i = 0; i < s; i++) {
         idv[r * s + i] = i < newLen[m] ? tokens[m][i] : tokens[m][0];
         posv[r * s + i] = i < newLen[m] ? pastLen[m] + i : pastLen[m];
@@ -158,15 +165,20 @@ final class BatchLayout {
       Arrays.fill(causal, i * s, i * s + i + 1, 0f);
       Arrays.fill(causal, i * s + i + 1, (i + 1) * s, TransformerNetwork.MASKED);
     }
-    return new BatchLayout(b, s, context, slots.clone(), newLen, pastLen.clone(), idv, posv, cache, causal);
+    return new BatchLayout(lo, b, s, context, slots.clone(), newLen, pastLen.clone(), idv, posv, cache, causal);
   }
 
-  /** Rows (B): the highest slot of the launch + 1. */
+  /** Rows (B): the highest slot of the pass + 1 − {@link #base()}. */
   int rows() {
     return rows;
   }
 
-  /** Chunks (members) of the launch, at most its rows. */
+  /** The pass's lowest slot: its row 0, where its cache binding starts. */
+  int base() {
+    return base;
+  }
+
+  /** Chunks (members) of the pass, at most its rows. */
   int chunks() {
     return slots.length;
   }
@@ -197,17 +209,17 @@ final class BatchLayout {
    * {@code z × B × H × S × Dh}) into its slot of the cache (buffer z at {@code z × kv.bufferElements()}), after its
    * cached positions: every head (lines) of every block's K and V (slices) in one copy.
    *
-   * @throws IllegalArgumentException when the cache geometry is not the one the launch was laid out for
+   * @throws IllegalArgumentException when the cache geometry is not the one the pass was laid out for
    */
   List<Append> appends(Kv kv) {
-    if (kv.slotPositions() != context || kv.slots() < rows) {
-      throw new IllegalArgumentException("a launch of " + rows + " rows in slots of " + context
+    if (kv.slotPositions() != context || kv.slots() < base + rows) {
+      throw new IllegalArgumentException("a pass of " + rows + " rows from slot " + base + " in slots of " + context
           + " positions does not fit the cache " + kv);
     }
     List<Append> out = new ArrayList<>(slots.length);
     long line = kv.headDim();
     for (int m = 0; m < slots.length; m++) {
-      long srcRow = (long) slots[m] * kv.heads() * step * line;
+      long srcRow = (long) (slots[m] - base) * kv.heads() * step * line;
       long dstRow = ((long) slots[m] * kv.heads() * context + pastLen[m]) * line;
       out.add(new Append(srcRow, step * line, newElements(kv), dstRow, context * line, kv.bufferElements(),
           newLen[m] * line, kv.heads(), kv.buffers()));
@@ -216,8 +228,8 @@ final class BatchLayout {
   }
 
   /**
-   * Elements of one {@code new_*} output of this launch ({@code [B, H, S, Dh]}): where each buffer's output starts
-   * after the one before, as the launch binds them and {@link #appends} reads them.
+   * Elements of one {@code new_*} output of this pass ({@code [B, H, S, Dh]}): where each buffer's output starts
+   * after the one before, as the pass binds them and {@link #appends} reads them.
    */
   long newElements(Kv kv) {
     return (long) rows * kv.heads() * step * kv.headDim();
@@ -225,14 +237,14 @@ final class BatchLayout {
 
   /** Where chunk m's last real position's logits start in the {@code logits} output ({@code [B, S, V]}), in floats. */
   long lastLogits(int m, int vocab) {
-    return ((long) slots[m] * step + newLen[m] - 1) * vocab;
+    return ((long) (slots[m] - base) * step + newLen[m] - 1) * vocab;
   }
 
   /**
    * Each chunk's cost weight for sharing the launch's measured time ({@link
    * io.github.trtrace.core.SharedLaunch.ShareMethod#WEIGHTED}): the roofline's estimate of the chunk's own time on
-   * {@code peak}, bytes at peak bandwidth plus FLOPs at peak rate. The weights are read once for the whole launch
-   * and shared by the chunks in proportion to their new tokens; everything else (its token and position rows, its
+   * {@code peak}, bytes at peak bandwidth plus FLOPs at peak rate. The weights are read once for the whole pass
+   * and shared by its chunks in proportion to their new tokens; everything else (its token and position rows, its
    * key/value traffic, its attention and matrix FLOPs, its logits) is the chunk's own at its own lengths, not the
    * padded ones. So a decode row over a long context weighs more than one over a short context, and a prefill
    * chunk weighs by its FLOPs.

@@ -17,8 +17,10 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  *   <li>the whole prompt as one chunk in slot 0;
  *   <li>the prompt less its last token as one chunk, then the last token as a decode row (which sees the rest only
  *       through the cache the first launch appended);
- *   <li>the prompt as one chunk in slot 2 of a launch that also prefills another prompt in slot 0 (slot 1 idle):
- *       rows as slots, another request's cache and an idle row beside it.
+ *   <li>the prompt less its last token prefilled in slot 2 beside another prompt in slot 0 (two passes: slots not
+ *       adjacent), then a mixed step: the last token as a decode row in slot 2 beside the other's next token in slot 0
+ *       (one pass of three rows from slot 0, slot 1 idle) and a third prompt prefilled in slot 1 (a second pass, bound
+ *       from slot 1): rows as slots from a pass's base, another request's cache, an idle row, and a step in passes.
  * </ol>
  *
  * <p>Launched on a plain execution context (no tracing: nothing reaches the records or the launch log). FP16
@@ -47,8 +49,8 @@ final class SlotSelfCheck {
 
     String line() {
       return String.format(Locale.ROOT, "engine self-check %s (largest logit %.3f): prefill + decode through the"
-          + " cache vs one chunk max |diff| %.4f (%s next token); in slot 2 of a launch of three rows vs alone max"
-          + " |diff| %.4f (%s next token)", agrees() ? "PASS" : "FAIL", scale, decodeDiff,
+          + " cache vs one chunk max |diff| %.4f (%s next token); in slot 2 of a mixed step in two passes vs one"
+          + " chunk max |diff| %.4f (%s next token)", agrees() ? "PASS" : "FAIL", scale, decodeDiff,
           decodeSameToken ? "same" : "another", batchDiff, batchSameToken ? "same" : "another");
     }
   }
@@ -56,10 +58,12 @@ final class SlotSelfCheck {
   /** Runs the three ways on {@code steps} (at least 3 slots, all free) with prompts of {@code length} tokens. */
   static Result run(TensorRtSteps steps, IExecutionContext context, CudaStream stream, int length) {
     InferenceTrace trace = InferenceTracer.noop().start(TensorRtBackend.MODEL);
-    TensorRtSteps.Launcher raw = binder -> {
-      binder.bind(context, stream);
-      if (!context.enqueueV3(stream.handle())) {
-        return false;
+    TensorRtSteps.Launcher raw = passes -> {
+      for (io.github.trtrace.tensorrt.engine.TracedEngine.Binder b : passes) {
+        b.bind(context, stream);
+        if (!context.enqueueV3(stream.handle())) {
+          return false;
+        }
       }
       stream.synchronize();
       return true;
@@ -84,12 +88,16 @@ final class SlotSelfCheck {
     } finally {
       a.release();
     }
-    TensorRtSteps.Slot s0 = steps.sequence(other.length);
-    TensorRtSteps.Slot s1 = steps.sequence(1);
+    int[] third = rnd.ints(length - 5, 0, steps.vocabularySize()).toArray();
+    TensorRtSteps.Slot s0 = steps.sequence(other.length + 1);
+    TensorRtSteps.Slot s1 = steps.sequence(third.length);
     TensorRtSteps.Slot s2 = steps.sequence(length);
     try {
-      batched = launch(steps, raw, List.of(new StepModel.Chunk(trace, s0, other, 0),
-          new StepModel.Chunk(trace, s2, prompt, 0)))[1];
+      launch(steps, raw, List.of(new StepModel.Chunk(trace, s0, other, 0),
+          new StepModel.Chunk(trace, s2, java.util.Arrays.copyOf(prompt, length - 1), 0)));
+      batched = launch(steps, raw, List.of(new StepModel.Chunk(trace, s1, third, 0),
+          new StepModel.Chunk(trace, s2, new int[] {prompt[length - 1]}, length - 1),
+          new StepModel.Chunk(trace, s0, new int[] {other[0]}, other.length)))[1];
     } finally {
       s0.release();
       s1.release();
@@ -101,6 +109,6 @@ final class SlotSelfCheck {
   }
 
   private static float[][] launch(TensorRtSteps steps, TensorRtSteps.Launcher raw, List<StepModel.Chunk> chunks) {
-    return steps.run(chunks, steps.layout(chunks), raw, e -> {});
+    return steps.run(chunks, steps.plan(chunks), raw, e -> {});
   }
 }

@@ -50,8 +50,9 @@ import org.jspecify.annotations.Nullable;
  * the engine cache when a plan of the same model, batch extents, TensorRT version and GPU is there, and served through
  * trace-tensorrt's {@link TracedEngine} by continuous batching: the service's {@link BatchEngine} (the CPU
  * backend's scheduler) steps a {@link TensorRtSteps}, one engine launch a step carrying up to {@value #MAX_BATCH}
- * requests' rows (prefill chunks of up to {@value #STEP_TOKENS} tokens and decode rows mixed, padded to the
- * longest and masked), each request's key/value cache kept on the device in a slot between steps and read there by
+ * requests' rows (prefill chunks of up to {@value #STEP_TOKENS} tokens and decode rows mixed: the decode rows in one
+ * enqueue at one position a row, each run of adjacent prefill chunks in another, padded to its longest and masked,
+ * {@link StepPlan}), each request's key/value cache kept on the device in a slot between steps and read there by
  * the launch (only the step's new positions are copied, into the slot), each launch
  * timed once with CUDA events and its time shared among its members by their roofline weights, the engine
  * fingerprint on the launch and its members. Tokens come from the demo's {@link Tokenizer} (its bidi defect
@@ -206,8 +207,9 @@ final class TensorRtBackend implements Backend {
     this.description = String.format(Locale.ROOT,
         "TensorRT %s on %s (sm %s): %s, %d-block transformer d=%d, %d heads, FFN %d, vocabulary %d, context %d,"
             + " %.0f M parameters FP16; engine %s in %.1f s (%s, builder optimisation level %d, fingerprint %.12s);"
-            + " serving by continuous batching, up to %d requests a step (one launch: prefill chunks of up to %d"
-            + " tokens and decode rows, padded to the longest), key/value caches FP16 in slots on the device, read in"
+            + " serving by continuous batching, up to %d requests a step (one launch timed by one pair of CUDA events:"
+            + " decode rows in one enqueue at S = 1, prefill chunks of up to %d tokens in one more a run of adjacent"
+            + " slots), key/value caches FP16 in slots on the device, read in"
             + " place (%.1f GB of slots and launch buffers); %d contexts, %d auxiliary streams; roofline peaks %s; %s",
         trt, gpu, cc, MODEL, config.blocks(), config.hidden(), config.heads(), config.ffn(), config.vocab(),
         config.maxSeq(), config.parameters() / 1e6, how, seconds, plan, opt, report.engineFingerprint(),
@@ -333,7 +335,7 @@ final class TensorRtBackend implements Backend {
   public int[] generate(InferenceTrace trace, int[] prompt, int maxTokens, IntConsumer onToken) {
     TensorRtSteps lane = borrow();
     try (TracedEngine.Request r = traced.request(trace)) {
-      return generate(trace, r::launch, r::gpuMs, lane, prompt, maxTokens, onToken);
+      return generate(trace, TensorRtSteps.Launcher.single(r::launch), r::gpuMs, lane, prompt, maxTokens, onToken);
     } finally {
       alone.add(lane);
     }
@@ -346,14 +348,14 @@ final class TensorRtBackend implements Backend {
   int[] generateRaw(InferenceTrace trace, IExecutionContext context, CudaStream stream, int[] prompt, int maxTokens) {
     TensorRtSteps lane = borrow();
     try {
-      return generate(trace, binder -> {
+      return generate(trace, TensorRtSteps.Launcher.single(binder -> {
         binder.bind(context, stream);
         if (!context.enqueueV3(stream.handle())) {
           return false;
         }
         stream.synchronize();
         return true;
-      }, () -> 0, lane, prompt, maxTokens, id -> {});
+      }), () -> 0, lane, prompt, maxTokens, id -> {});
     } finally {
       alone.add(lane);
     }
@@ -445,7 +447,7 @@ final class TensorRtBackend implements Backend {
   private static float[][] one(TensorRtSteps lane, InferenceTrace trace, TensorRtSteps.Slot seq, int[] tokens,
       int start, TensorRtSteps.Launcher launcher) {
     List<StepModel.Chunk> chunk = List.of(new StepModel.Chunk(trace, seq, tokens, start));
-    return lane.run(chunk, lane.layout(chunk), launcher, e -> {});
+    return lane.run(chunk, lane.plan(chunk), launcher, e -> {});
   }
 
   private static void put(InferenceTrace trace, Map<String, String> attributes) {

@@ -25,24 +25,26 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
 /**
  * The TensorRT backend's {@link StepModel}: each step is one launch of the engine built by {@link
  * TransformerNetwork#defineSlotted}, its rows the step's chunks (prefill chunks and decode rows mixed, as the
- * scheduler decided), padded to the launch's S and masked ({@link BatchLayout}).
+ * scheduler decided). A launch is one enqueue per pass ({@link StepPlan}): the decode rows together at S = 1, each run
+ * of adjacent prefill chunks at its own S, padded and masked ({@link BatchLayout}), one after another on the slot's
+ * stream between one pair of CUDA events.
  *
  * <p><b>Key/value slots, read in place.</b> Each running request holds a slot ({@link SlotPool}) of the model's whole
  * context in device buffers kept between steps, one a layer and K or V, {@code [slots, H, C, Dh]} FP16, laid one after
- * another. A launch binds every block's cache where it lies, so its row r is slot r: the launch has as many rows as
- * its highest slot + 1 (the pool hands out the lowest free slot, which keeps that near the number running), and the
- * network reads each row's cache where it is. Nothing is gathered before a launch; after it, each chunk's new keys
+ * another. A pass binds every block's cache where it lies from its lowest slot on, so its row r is that slot + r:
+ * the pass has as many rows as the span of its slots (the pool hands out the lowest free slot, which keeps the span of
+ * the decode rows near the number running), and the network reads each row's cache where it is. Nothing is gathered before a launch; after it, each chunk's new keys
  * and values (the network's {@code new_*} outputs, a few positions) are appended to its slot by one {@code
  * cudaMemcpy3DAsync} (every head of every block's K and V) on this model's copy stream: a step of B chunks makes B
- * copy calls. (The earlier layout, {@link TransformerNetwork#defineBatched}, copied each row's whole FP32 cache into
+ * copy calls. (Until 2026-12-05 a step was one pass, its decode rows padded to a prefill chunk's S; the earlier layout, {@link TransformerNetwork#defineBatched}, copied each row's whole FP32 cache into
  * the launch and back every step, and the network rewrote it once more; its decode steps did not batch on the H200.)
  * The copies are outside the CUDA events that time the launch ({@code gpu_ms} is the engine's work), inside the
  * step's host time.
  *
- * <p><b>Time and shares.</b> The launch runs through {@link TracedEngine#launch(SharedLaunch, TracedEngine.Binder)}:
+ * <p><b>Time and shares.</b> The launch runs through {@link TracedEngine#launch(SharedLaunch, List)}: its passes
  * timed once by CUDA events, TensorRT's errors to the launch and so to every member. Its time is split {@linkplain
  * SharedLaunch.ShareMethod#WEIGHTED by weight}, each row weighing the {@link Roofline} estimate of its own work
- * ({@link BatchLayout#weights}): the weights read once and shared by new tokens, the row's own cache traffic and
+ * ({@link BatchLayout#weights}): the weights read once a pass and shared by its new tokens, the row's own cache traffic and
  * FLOPs at its own lengths. A split by tokens would give a decode row over 3,000 cached positions the share of one
  * over 30, though it reads a hundred times the cache; a split by rows would give a 256-token prefill chunk the share
  * of one decode row. The padding is not weighed: a row pays for its own lengths, and the padding others' lengths
@@ -59,11 +61,30 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  */
 final class TensorRtSteps implements StepModel, AutoCloseable {
 
-  /** One launch of the staged step: through the traced engine (shared, or one request's) or a raw context. */
+  /**
+   * One launch of the staged step, its passes in order: through the traced engine (shared, or one request's) or a raw
+   * context.
+   */
   @FunctionalInterface
   interface Launcher {
-    /** False when TensorRT refused the launch or reported an error. */
-    boolean launch(TracedEngine.Binder binder) throws Exception;
+    /** False when TensorRT refused a pass or reported an error. */
+    boolean launch(List<TracedEngine.Binder> passes) throws Exception;
+
+    /** A launcher for steps of one pass (a request alone: one chunk a step), refusing more. */
+    static Launcher single(Single one) {
+      return passes -> {
+        if (passes.size() != 1) {
+          throw new IllegalArgumentException("a launch of " + passes.size() + " passes where one was expected");
+        }
+        return one.launch(passes.get(0));
+      };
+    }
+
+    /** One enqueue's launch, as {@link TracedEngine.Request#launch} is. */
+    @FunctionalInterface
+    interface Single {
+      boolean launch(TracedEngine.Binder binder) throws Exception;
+    }
   }
 
   /** Bytes of a cache element (FP16). */
@@ -123,7 +144,7 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     this.peak = peak;
     this.outputTokens = outputTokens;
     this.slots = new SlotPool(slots);
-    long tokens = (long) extents.maxRows() * extents.maxStep();
+    long tokens = capacityTokens(extents);
     try {
       own(append);
       own(appendSrc);
@@ -133,16 +154,16 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       copies = own(CudaStream.createNonBlocking());
       ids = zeroed(4 * tokens);
       positions = zeroed(4 * tokens);
-      cacheMask = zeroed(4L * extents.maxRows() * c.maxSeq());
-      stepMask = zeroed(4L * extents.maxStep() * extents.maxStep());
+      cacheMask = zeroed(4L * capacityCacheMask(extents, c));
+      stepMask = zeroed(4L * capacityStepMask(extents));
       logits = zeroed(4 * tokens * c.vocab());
       fresh = zeroed((long) CACHE_BYTES * kv.buffers() * tokens * c.heads() * c.headDim());
       // zeroed: masked positions are read (weight 0), and 0 x NaN would still be NaN
       cache = zeroed((long) CACHE_BYTES * kv.buffers() * kv.bufferElements());
       hostIds = own(new IntPointer(tokens));
       hostPositions = own(new IntPointer(tokens));
-      hostCacheMask = own(new FloatPointer((long) extents.maxRows() * c.maxSeq()));
-      hostStepMask = own(new FloatPointer((long) extents.maxStep() * extents.maxStep()));
+      hostCacheMask = own(new FloatPointer(capacityCacheMask(extents, c)));
+      hostStepMask = own(new FloatPointer(capacityStepMask(extents)));
       hostLogits = own(new FloatPointer((long) extents.maxRows() * c.vocab()));
       hostLogitsBytes = new BytePointer(hostLogits).capacity(4L * extents.maxRows() * c.vocab());
     } catch (RuntimeException | Error e) {
@@ -153,11 +174,28 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
 
   /** Device bytes this model holds: launch buffers and key/value slots. */
   static long deviceBytes(TransformerNetwork.Config c, TransformerNetwork.Slots extents, int slots) {
-    long tokens = (long) extents.maxRows() * extents.maxStep();
+    long tokens = capacityTokens(extents);
     long line = (long) c.heads() * c.headDim();
-    return 4 * tokens * (2 + c.vocab()) + 4L * extents.maxRows() * c.maxSeq()
-        + 4L * extents.maxStep() * extents.maxStep()
+    return 4 * tokens * (2 + c.vocab()) + 4L * capacityCacheMask(extents, c) + 4L * capacityStepMask(extents)
         + (long) CACHE_BYTES * 2 * c.blocks() * line * (tokens + (long) slots * c.maxSeq());
+  }
+
+  /**
+   * Positions (rows × S) of a step's passes at most ({@link StepPlan}): the one-token pass spans at most every row at
+   * S = 1, and the prefill passes cover disjoint slots, so at most every row at the longest S.
+   */
+  static long capacityTokens(TransformerNetwork.Slots extents) {
+    return (long) extents.maxRows() * (extents.maxStep() + 1) + (long) ALIGN * (extents.maxRows() + 1);
+  }
+
+  /** Cache-mask floats of a step's passes at most: the one-token pass's rows and the prefill passes', each aligned. */
+  static long capacityCacheMask(TransformerNetwork.Slots extents, TransformerNetwork.Config c) {
+    return 2L * extents.maxRows() * c.maxSeq() + (long) ALIGN * (extents.maxRows() + 1);
+  }
+
+  /** Step-mask floats of a step's passes at most: one S × S mask a pass, at most a pass a row and the one-token pass. */
+  static long capacityStepMask(TransformerNetwork.Slots extents) {
+    return 1 + (long) extents.maxRows() * extents.maxStep() * extents.maxStep() + (long) ALIGN * (extents.maxRows() + 1);
   }
 
   private <T extends AutoCloseable> T own(T t) {
@@ -236,23 +274,25 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
 
   @Override
   public float[][] step(SharedLaunch launch, List<Chunk> chunks) {
-    BatchLayout layout;
+    List<StepPlan.Pass> passes;
     try {
-      layout = layout(chunks);
+      passes = plan(chunks);
     } catch (RuntimeException e) {
       launch.error(e);
       throw e;
     }
-    double[] w = layout.weights(roofline, peak);
-    for (int m = 0; m < chunks.size(); m++) {
-      launch.weight(chunks.get(m).trace(), w[m]);
+    for (StepPlan.Pass p : passes) {
+      double[] w = p.layout().weights(roofline, peak);
+      for (int j = 0; j < w.length; j++) {
+        launch.weight(chunks.get(p.chunks()[j]).trace(), w[j]);
+      }
     }
     launch.shareBy(SharedLaunch.ShareMethod.WEIGHTED);
-    return run(chunks, layout, b -> engine.launch(launch, b), launch::error);
+    return run(chunks, passes, b -> engine.launch(launch, b), launch::error);
   }
 
-  /** The step's layout: each chunk a row after the positions its slot holds. */
-  BatchLayout layout(List<Chunk> chunks) {
+  /** The step's passes: each chunk a row after the positions its slot holds. */
+  List<StepPlan.Pass> plan(List<Chunk> chunks) {
     int[][] tokens = new int[chunks.size()][];
     int[] pastLen = new int[chunks.size()];
     int[] slotOf = new int[chunks.size()];
@@ -267,25 +307,64 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       pastLen[m] = ch.start();
       slotOf[m] = s.index;
     }
-    return BatchLayout.of(tokens, pastLen, slotOf, extents, kv.slotPositions());
+    return StepPlan.of(tokens, pastLen, slotOf, extents, kv.slotPositions());
+  }
+
+  /** Where one pass's inputs and outputs start in the step's buffers, in elements of each. */
+  private record At(long tokens, long cacheMask, long stepMask, long fresh) {}
+
+  /**
+   * Elements a pass's place is rounded up to: 64 keeps every address 256-byte aligned, as TensorRT wants its tensors,
+   * for 4-byte ids, positions and masks, 2-byte keys and values, and logits ({@code 64 × vocab × 4} bytes).
+   */
+  static final int ALIGN = 64;
+
+  private static long aligned(long elements) {
+    return (elements + ALIGN - 1) / ALIGN * ALIGN;
+  }
+
+  /** Each pass's place in the step's buffers, one after another, each aligned. */
+  private List<At> places(List<StepPlan.Pass> passes) {
+    List<At> out = new ArrayList<>(passes.size());
+    long t = 0;
+    long cm = 0;
+    long sm = 0;
+    long f = 0;
+    for (StepPlan.Pass p : passes) {
+      BatchLayout l = p.layout();
+      out.add(new At(t, cm, sm, f));
+      t = aligned(t + (long) l.rows() * l.step());
+      cm = aligned(cm + l.cacheMask().length);
+      sm = aligned(sm + l.stepMask().length);
+      f = aligned(f + kv.buffers() * l.newElements(kv));
+    }
+    return out;
   }
 
   /**
-   * Stages {@code layout}'s inputs, launches it with {@code launcher}, appends the new positions to their slots and
-   * reads each row's last logits. A failure outside the launcher goes to {@code onError} (the launcher reports
-   * its own), then throws.
+   * Stages the passes' inputs, launches them with {@code launcher}, appends the new positions to their slots and
+   * reads each chunk's last logits (in the order of {@code chunks}). A failure outside the launcher goes to {@code
+   * onError} (the launcher reports its own), then throws.
    */
-  float[][] run(List<Chunk> chunks, BatchLayout layout, Launcher launcher,
+  float[][] run(List<Chunk> chunks, List<StepPlan.Pass> passes, Launcher launcher,
       java.util.function.Consumer<Exception> onError) {
+    List<At> at;
     try {
-      stage(layout);
+      at = places(passes);
+      stage(passes, at);
     } catch (RuntimeException e) {
       onError.accept(e);
       throw e;
     }
+    List<TracedEngine.Binder> binders = new ArrayList<>(passes.size());
+    for (int i = 0; i < passes.size(); i++) {
+      BatchLayout l = passes.get(i).layout();
+      At a = at.get(i);
+      binders.add((ctx, stream) -> bind(ctx, l, a));
+    }
     boolean ok;
     try {
-      ok = launcher.launch((ctx, stream) -> bind(ctx, layout));
+      ok = launcher.launch(binders);
     } catch (ContextPoolTimeoutException e) { // before the launch: not on it yet
       onError.accept(e);
       throw e;
@@ -295,11 +374,16 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       throw new IllegalStateException("the TensorRT launch failed: " + e, e);
     }
     if (!ok) {
-      throw new IllegalStateException("TensorRT refused the launch of " + layout.rows() + " rows x " + layout.step()
-          + " new positions (" + layout.chunks() + " chunks) (the launch's error and events say why)");
+      StringBuilder shapes = new StringBuilder();
+      for (StepPlan.Pass p : passes) {
+        shapes.append(shapes.length() == 0 ? "" : " + ").append(p.layout().rows()).append(" rows x ")
+            .append(p.layout().step());
+      }
+      throw new IllegalStateException("TensorRT refused the launch of " + shapes + " new positions (" + chunks.size()
+          + " chunks) (the launch's error and events say why)");
     }
     try {
-      float[][] last = collect(layout);
+      float[][] last = collect(chunks.size(), passes, at);
       for (int m = 0; m < chunks.size(); m++) {
         Chunk ch = chunks.get(m);
         ((Slot) ch.seq()).filled = ch.start() + ch.tokens().length;
@@ -311,29 +395,51 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     }
   }
 
-  /** The launch's inputs to the device, on the copy stream; waits. */
-  private void stage(BatchLayout l) {
-    int n = l.rows() * l.step();
-    hostIds.position(0).put(l.ids(), 0, n);
-    hostPositions.position(0).put(l.positions(), 0, n);
-    hostCacheMask.position(0).put(l.cacheMask(), 0, l.cacheMask().length);
-    hostStepMask.position(0).put(l.stepMask(), 0, l.stepMask().length);
-    ids.copyFromAsync(hostIds, 0, 4L * n, copies);
-    positions.copyFromAsync(hostPositions, 0, 4L * n, copies);
-    cacheMask.copyFromAsync(hostCacheMask, 0, 4L * l.cacheMask().length, copies);
-    stepMask.copyFromAsync(hostStepMask, 0, 4L * l.stepMask().length, copies);
+  /** The passes' inputs to the device, each at its place, on the copy stream; waits. */
+  private void stage(List<StepPlan.Pass> passes, List<At> at) {
+    long tokens = 0;
+    long cm = 0;
+    long sm = 0;
+    for (int i = 0; i < passes.size(); i++) {
+      BatchLayout l = passes.get(i).layout();
+      At a = at.get(i);
+      int n = l.rows() * l.step();
+      hostIds.position(a.tokens()).put(l.ids(), 0, n);
+      hostPositions.position(a.tokens()).put(l.positions(), 0, n);
+      hostCacheMask.position(a.cacheMask()).put(l.cacheMask(), 0, l.cacheMask().length);
+      hostStepMask.position(a.stepMask()).put(l.stepMask(), 0, l.stepMask().length);
+      tokens = a.tokens() + n;
+      cm = a.cacheMask() + l.cacheMask().length;
+      sm = a.stepMask() + l.stepMask().length;
+    }
+    hostIds.position(0);
+    hostPositions.position(0);
+    hostCacheMask.position(0);
+    hostStepMask.position(0);
+    ids.copyFromAsync(hostIds, 0, 4L * tokens, copies);
+    positions.copyFromAsync(hostPositions, 0, 4L * tokens, copies);
+    cacheMask.copyFromAsync(hostCacheMask, 0, 4L * cm, copies);
+    stepMask.copyFromAsync(hostStepMask, 0, 4L * sm, copies);
     copies.synchronize();
   }
 
-  /** Each chunk's new positions from the {@code new_*} outputs into its slot, and its last logits to the host; waits. */
-  private float[][] collect(BatchLayout l) {
-    for (BatchLayout.Append a : l.appends(kv)) {
-      copy3d(a);
-    }
+  /**
+   * Each chunk's new positions from its pass's {@code new_*} outputs into its slot, and its last logits to the host
+   * (row m of the result for chunk m of the step); waits.
+   */
+  private float[][] collect(int chunks, List<StepPlan.Pass> passes, List<At> at) {
     int v = c.vocab();
-    int chunks = l.chunks();
-    for (int m = 0; m < chunks; m++) {
-      logits.copyToAsync(hostLogitsBytes.position(4L * m * v), 4 * l.lastLogits(m, v), 4L * v, copies);
+    for (int i = 0; i < passes.size(); i++) {
+      BatchLayout l = passes.get(i).layout();
+      At a = at.get(i);
+      for (BatchLayout.Append x : l.appends(kv)) {
+        copy3d(x, a.fresh());
+      }
+      int[] members = passes.get(i).chunks();
+      for (int j = 0; j < members.length; j++) {
+        logits.copyToAsync(hostLogitsBytes.position(4L * members[j] * v), 4 * (a.tokens() * v + l.lastLogits(j, v)),
+            4L * v, copies);
+      }
     }
     copies.synchronize();
     float[][] out = new float[chunks][v];
@@ -348,14 +454,18 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     return prefix + (i % 2 == 0 ? "key_" : "value_") + i / 2;
   }
 
-  /** One {@code cudaMemcpy3DAsync} device to device on the copy stream, its range checked against both buffers. */
-  private void copy3d(BatchLayout.Append a) {
+  /**
+   * One {@code cudaMemcpy3DAsync} device to device on the copy stream, from the pass's {@code new_*} outputs at
+   * element {@code freshAt} on, its range checked against both buffers.
+   */
+  private void copy3d(BatchLayout.Append a, long freshAt) {
     long e = CACHE_BYTES;
-    if (a.srcOffset() < 0 || a.dstOffset() < 0 || e * a.srcEnd() > fresh.bytes() || e * a.dstEnd() > cache.bytes()) {
-      throw new IndexOutOfBoundsException("append " + a + " outside " + fresh.bytes() + " / " + cache.bytes()
-          + " bytes");
+    if (a.srcOffset() < 0 || a.dstOffset() < 0 || e * (freshAt + a.srcEnd()) > fresh.bytes()
+        || e * a.dstEnd() > cache.bytes()) {
+      throw new IndexOutOfBoundsException("append " + a + " from " + freshAt + " outside " + fresh.bytes() + " / "
+          + cache.bytes() + " bytes");
     }
-    appendSrc.ptr(at(fresh, e * a.srcOffset())).pitch(e * a.srcPitch()).xsize(e * a.srcPitch())
+    appendSrc.ptr(at(fresh, e * (freshAt + a.srcOffset()))).pitch(e * a.srcPitch()).xsize(e * a.srcPitch())
         .ysize(a.srcSlice() / a.srcPitch());
     appendDst.ptr(at(cache, e * a.dstOffset())).pitch(e * a.dstPitch()).xsize(e * a.dstPitch())
         .ysize(a.dstSlice() / a.dstPitch());
@@ -369,24 +479,25 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     return new BytePointer(m.pointer()).position(bytes);
   }
 
-  /** Binds the staged launch: every input's shape, every input's and output's address. */
-  private void bind(IExecutionContext ctx, BatchLayout l) {
+  /** Binds one staged pass at its place: every input's shape, every input's and output's address. */
+  private void bind(IExecutionContext ctx, BatchLayout l, At a) {
     int n = l.rows();
     int s = l.step();
     shape(ctx, "input_ids", n, s);
     shape(ctx, "position_ids", n, s);
     shape(ctx, "cache_mask", n, 1, 1, c.maxSeq());
     shape(ctx, "step_mask", 1, 1, s, s);
-    address(ctx, "input_ids", ids.pointer());
-    address(ctx, "position_ids", positions.pointer());
-    address(ctx, "cache_mask", cacheMask.pointer());
-    address(ctx, "step_mask", stepMask.pointer());
-    address(ctx, "logits", logits.pointer());
-    long freshBytes = CACHE_BYTES * l.newElements(kv);
+    address(ctx, "input_ids", at(ids, 4 * a.tokens()));
+    address(ctx, "position_ids", at(positions, 4 * a.tokens()));
+    address(ctx, "cache_mask", at(cacheMask, 4 * a.cacheMask()));
+    address(ctx, "step_mask", at(stepMask, 4 * a.stepMask()));
+    address(ctx, "logits", at(logits, 4 * a.tokens() * c.vocab()));
+    long freshElements = l.newElements(kv);
+    long slotElements = (long) c.heads() * c.maxSeq() * c.headDim();
     for (int i = 0; i < kv.buffers(); i++) {
       shape(ctx, tensor("cache_", i), n, c.heads(), c.maxSeq(), c.headDim());
-      address(ctx, tensor("cache_", i), at(cache, (long) CACHE_BYTES * i * kv.bufferElements()));
-      address(ctx, tensor("new_", i), at(fresh, freshBytes * i));
+      address(ctx, tensor("cache_", i), at(cache, CACHE_BYTES * (i * kv.bufferElements() + l.base() * slotElements)));
+      address(ctx, tensor("new_", i), at(fresh, CACHE_BYTES * (a.fresh() + freshElements * i)));
     }
   }
 

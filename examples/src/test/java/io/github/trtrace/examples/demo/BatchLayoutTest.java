@@ -44,6 +44,24 @@ class BatchLayoutTest {
   }
 
   @Test
+  void aPassStartsAtItsLowestSlotAndItsRowsAndLogitsCountFromThere() {
+    // decode rows in slots 3 and 1: rows 0..2 from slot 1, slot 2 idle
+    BatchLayout l = BatchLayout.of(new int[][] {{31}, {11}}, new int[] {4, 2}, new int[] {3, 1}, MAX, C);
+    assertThat(l.base()).isEqualTo(1);
+    assertThat(l.rows()).isEqualTo(3);
+    assertThat(l.ids()).containsExactly(11, 0, 31);
+    assertThat(l.positions()).containsExactly(2, 0, 4);
+    assertThat(l.cacheMask()[0]).isZero();
+    assertThat(l.cacheMask()[C]).as("slot 2: idle").isEqualTo(M);
+    assertThat(l.cacheMask()[2 * C + 3]).isZero();
+    assertThat(l.lastLogits(0, 10)).isEqualTo(2 * 10);
+    assertThat(l.lastLogits(1, 10)).isZero();
+    // a pass from slot 3 of two rows does not fit a cache of four slots
+    assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}, {2}}, new int[2], new int[] {3, 4},
+        new TransformerNetwork.Slots(8, 16), C).appends(KV)).hasMessageContaining("from slot 3");
+  }
+
+  @Test
   void aLaunchOutsideTheProfileOrTheSlotsIsRefusedWithTheReason() {
     assertThatThrownBy(() -> BatchLayout.of(new int[][] {{1}}, new int[1], new int[] {4}, MAX, C))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slot 4").hasMessageContaining("4 rows");
@@ -74,7 +92,9 @@ class BatchLayoutTest {
     step(cache, new int[] {1, 2, 3}, new int[] {2, 0, 3}, new int[] {3, 5, 0}, new int[] {1, 2, 4});
     step(cache, new int[] {3, 1, 2}, new int[] {3, 2, 0}, new int[] {4, 4, 7}, new int[] {1, 1, 1});
     step(cache, new int[] {2}, new int[] {0}, new int[] {8}, new int[] {1}); // a launch of one row: B = 1
-    int[][] expect = {{1, 2, 5}, {2, 0, 9}, {3, 3, 5}}; // request, slot, positions held
+    step(cache, new int[] {3}, new int[] {3}, new int[] {5}, new int[] {2}); // one row from slot 3: bound from there
+    step(cache, new int[] {1, 3}, new int[] {2, 3}, new int[] {5, 7}, new int[] {1, 3}); // two passes, from 2 and 3
+    int[][] expect = {{1, 2, 6}, {2, 0, 9}, {3, 3, 10}}; // request, slot, positions held
     for (int z = 0; z < KV.buffers(); z++) {
       for (int[] e : expect) {
         for (int h = 0; h < H; h++) {
@@ -97,9 +117,10 @@ class BatchLayoutTest {
   }
 
   /**
-   * One launch on host arrays: every chunk's row reads its cached positions where the cache mask lets it (they must be
-   * its request's history), the network writes {@code new_*} (real positions from {@link #value}, padding and rows
-   * not in the launch garbage), the appends copy them into the slots.
+   * One step on host arrays, in its passes ({@link StepPlan}): in each pass every chunk's row (its slot less the
+   * pass's base) reads its cached positions where the cache mask lets it (they must be its request's history), the
+   * network writes {@code new_*} (real positions from {@link #value}, padding and rows not in the pass garbage), the
+   * appends copy them into the slots.
    */
   private static void step(float[] cache, int[] requests, int[] slots, int[] pastLen, int[] newLen) {
     int n = requests.length;
@@ -107,34 +128,37 @@ class BatchLayoutTest {
     for (int m = 0; m < n; m++) {
       tokens[m] = new int[newLen[m]];
     }
-    BatchLayout l = BatchLayout.of(tokens, pastLen, slots, MAX, C);
-    int b = l.rows();
-    int s = l.step();
-    float[] fresh = new float[KV.buffers() * b * H * s * DH];
-    Arrays.fill(fresh, -999f);
-    for (int m = 0; m < n; m++) {
-      int r = slots[m];
-      for (int z = 0; z < KV.buffers(); z++) {
-        for (int h = 0; h < H; h++) {
-          for (int p = 0; p < C; p++) {
-            boolean visible = l.cacheMask()[r * C + p] == 0f;
-            assertThat(visible).as("row %d position %d", r, p).isEqualTo(p < pastLen[m]);
-            for (int d = 0; d < DH && visible; d++) {
-              assertThat(cache[at(z, r, h, p, d)]).isEqualTo(value(requests[m], p, z, h, d));
+    for (StepPlan.Pass pass : StepPlan.of(tokens, pastLen, slots, MAX, C)) {
+      BatchLayout l = pass.layout();
+      int b = l.rows();
+      int s = l.step();
+      float[] fresh = new float[KV.buffers() * b * H * s * DH];
+      Arrays.fill(fresh, -999f);
+      for (int m : pass.chunks()) {
+        int r = slots[m] - l.base();
+        for (int z = 0; z < KV.buffers(); z++) {
+          for (int h = 0; h < H; h++) {
+            for (int p = 0; p < C; p++) {
+              boolean visible = l.cacheMask()[r * C + p] == 0f;
+              assertThat(visible).as("row %d position %d", r, p).isEqualTo(p < pastLen[m]);
+              for (int d = 0; d < DH && visible; d++) {
+                // the pass's cache binding starts at its base slot: row r reads slot base + r
+                assertThat(cache[at(z, l.base() + r, h, p, d)]).isEqualTo(value(requests[m], p, z, h, d));
+              }
             }
-          }
-          for (int i = 0; i < newLen[m]; i++) {
-            for (int d = 0; d < DH; d++) {
-              fresh[(((z * b + r) * H + h) * s + i) * DH + d] = value(requests[m], pastLen[m] + i, z, h, d);
+            for (int i = 0; i < newLen[m]; i++) {
+              for (int d = 0; d < DH; d++) {
+                fresh[(((z * b + r) * H + h) * s + i) * DH + d] = value(requests[m], pastLen[m] + i, z, h, d);
+              }
             }
           }
         }
       }
-    }
-    for (BatchLayout.Append a : l.appends(KV)) {
-      assertThat(a.srcSlice() % a.srcPitch()).isZero();
-      assertThat(a.dstSlice() % a.dstPitch()).isZero();
-      apply(a, fresh, cache);
+      for (BatchLayout.Append a : l.appends(KV)) {
+        assertThat(a.srcSlice() % a.srcPitch()).isZero();
+        assertThat(a.dstSlice() % a.dstPitch()).isZero();
+        apply(a, fresh, cache);
+      }
     }
   }
 
