@@ -71,7 +71,8 @@ import org.jspecify.annotations.Nullable;
  * {@code <tmp>/trtrace-demo-engines}), {@code trtrace.demo.trt.contexts} (execution contexts, and requests
  * {@link #generate} serves at once, default 1: the batched service launches from one scheduler thread), {@code trtrace.demo.trt.model} ({@code large}, the default, or
  * {@code small}: the GPU check's 42 M model), {@code trtrace.demo.trt.opt} (the builder optimisation level, 0 or
- * 1; default 1), {@code trtrace.demo.trt.profile} (the share of launches run on the profiled context, 0..1, default
+ * 1; default 1), {@code trtrace.demo.trt.auxStreams} (a cap on the engine's auxiliary streams, {@code
+ * setMaxAuxStreams}; default TensorRT's choice), {@code trtrace.demo.trt.profile} (the share of launches run on the profiled context, 0..1, default
  * 0: their per-layer times go to the launch log's line of each such launch, which shows which layers a step's time
  * grows in as its batch grows).
  *
@@ -139,9 +140,10 @@ final class TensorRtBackend implements Backend {
     this.roofline = Roofline.of(config, 2);
     this.contexts = Integer.getInteger("trtrace.demo.trt.contexts", 1);
     int opt = Integer.getInteger("trtrace.demo.trt.opt", 1);
-    if (contexts < 1 || opt < 0 || opt > 1) {
-      throw new IllegalArgumentException("trtrace.demo.trt.contexts must be >= 1 and trtrace.demo.trt.opt 0 or 1: "
-          + contexts + ", " + opt);
+    int aux = Integer.getInteger("trtrace.demo.trt.auxStreams", -1);
+    if (contexts < 1 || opt < 0 || opt > 1 || aux < -1) {
+      throw new IllegalArgumentException("trtrace.demo.trt.contexts must be >= 1, trtrace.demo.trt.opt 0 or 1 and"
+          + " trtrace.demo.trt.auxStreams -1 (TensorRT's choice) or more: " + contexts + ", " + opt + ", " + aux);
     }
     String trt = versionString(nvinfer.getInferLibVersion());
     String gpu;
@@ -156,7 +158,7 @@ final class TensorRtBackend implements Backend {
     this.logger = TensorRtLogger.create(pipeline);
     Path dir = Path.of(System.getProperty("trtrace.demo.engines",
         Path.of(System.getProperty("java.io.tmpdir"), "trtrace-demo-engines").toString()));
-    String key = cacheKey(config, extents, opt, SEED, trt, gpu, cc);
+    String key = cacheKey(config, extents, opt, aux, SEED, trt, gpu, cc);
     Path plan = dir.resolve(MODEL + "-" + key + ".plan");
     long t0 = System.nanoTime();
     String how;
@@ -165,7 +167,7 @@ final class TensorRtBackend implements Backend {
       if (Files.isRegularFile(plan) && Files.isRegularFile(TracedBuilder.reportPath(plan))) {
         how = "loaded from the engine cache";
       } else {
-        build(plan, opt);
+        build(plan, opt, aux);
         how = "built";
       }
       this.report = BuildReport.read(TracedBuilder.reportPath(plan));
@@ -234,7 +236,8 @@ final class TensorRtBackend implements Backend {
     }
   }
 
-  private void build(Path plan, int opt) throws IOException {
+  /** Builds the plan; {@code aux} ≥ 0 caps TensorRT's auxiliary streams ({@code setMaxAuxStreams}), -1 leaves them. */
+  private void build(Path plan, int opt, int aux) throws IOException {
     try (TracedBuilder tb = TracedBuilder.create(logger)) {
       IBuilder builder = tb.builder();
       INetworkDefinition net = builder.createNetworkV2(0);
@@ -242,6 +245,9 @@ final class TensorRtBackend implements Backend {
       IBuilderConfig bc = builder.createBuilderConfig();
       bc.setFlag(nvinfer.BuilderFlag.kFP16);
       bc.setBuilderOptimizationLevel(opt);
+      if (aux >= 0) {
+        bc.setMaxAuxStreams(aux);
+      }
       t.addProfile(builder, bc);
       TracedBuilder.Result r;
       try {
@@ -260,11 +266,14 @@ final class TensorRtBackend implements Backend {
     }
   }
 
-  /** The cache key: model, batch extents, optimisation level, seed, TensorRT version and GPU (a plan is bound to all). */
-  static String cacheKey(TransformerNetwork.Config c, TransformerNetwork.Slots b, int opt, long seed, String trt,
-      String gpu, String cc) {
-    byte[] h = BuildFingerprint.sha256().digest((c + "|" + b + "|" + seed + "|fp16|opt" + opt + "|" + trt + "|" + gpu
-        + "|" + cc).getBytes(StandardCharsets.UTF_8));
+  /**
+   * The cache key: model, batch extents, optimisation level, the cap on auxiliary streams (-1: TensorRT's choice, the
+   * key it always had), seed, TensorRT version and GPU (a plan is bound to all).
+   */
+  static String cacheKey(TransformerNetwork.Config c, TransformerNetwork.Slots b, int opt, int aux, long seed,
+      String trt, String gpu, String cc) {
+    byte[] h = BuildFingerprint.sha256().digest((c + "|" + b + "|" + seed + "|fp16|opt" + opt + (aux >= 0 ? "|aux" + aux
+        : "") + "|" + trt + "|" + gpu + "|" + cc).getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(h, 0, 8);
   }
 

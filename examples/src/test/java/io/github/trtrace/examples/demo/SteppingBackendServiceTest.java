@@ -99,15 +99,17 @@ class SteppingBackendServiceTest {
   }
 
   @Test
-  void theTensorRtPlanCacheKeyChangesWithTheBatchExtentsAndTheOptimisationLevel() {
+  void theTensorRtPlanCacheKeyChangesWithTheBatchExtentsTheOptimisationLevelAndTheAuxiliaryStreams() {
     TransformerNetwork.Config c = TensorRtBackend.config(633, "small");
     TransformerNetwork.Slots b = TensorRtBackend.extents();
     assertThat(b).isEqualTo(new TransformerNetwork.Slots(BatchEngine.Settings.continuous().maxBatch(),
         BatchEngine.Settings.continuous().stepTokens()));
-    String key = TensorRtBackend.cacheKey(c, b, 1, 7, "10.6.0", "NVIDIA H200", "9.0");
-    assertThat(TensorRtBackend.cacheKey(c, b, 1, 7, "10.6.0", "NVIDIA H200", "9.0")).isEqualTo(key);
-    assertThat(TensorRtBackend.cacheKey(c, b, 0, 7, "10.6.0", "NVIDIA H200", "9.0")).isNotEqualTo(key);
-    assertThat(TensorRtBackend.cacheKey(c, new TransformerNetwork.Slots(8, 256), 1, 7, "10.6.0", "NVIDIA H200",
+    String key = TensorRtBackend.cacheKey(c, b, 1, -1, 7, "10.6.0", "NVIDIA H200", "9.0");
+    assertThat(TensorRtBackend.cacheKey(c, b, 1, -1, 7, "10.6.0", "NVIDIA H200", "9.0")).isEqualTo(key);
+    assertThat(TensorRtBackend.cacheKey(c, b, 0, -1, 7, "10.6.0", "NVIDIA H200", "9.0")).isNotEqualTo(key);
+    assertThat(TensorRtBackend.cacheKey(c, new TransformerNetwork.Slots(8, 256), 1, -1, 7, "10.6.0", "NVIDIA H200",
         "9.0")).isNotEqualTo(key);
+    // a cap on the auxiliary streams is another plan
+    assertThat(TensorRtBackend.cacheKey(c, b, 1, 0, 7, "10.6.0", "NVIDIA H200", "9.0")).isNotEqualTo(key);
   }
 }
