@@ -60,23 +60,37 @@ class SharedLaunchExecutionTest {
     return Files.readAllLines(dir.resolve("launches.jsonl"));
   }
 
-  @Test
-  void oneLaunchTimedOnceIsSplitAmongItsMembersWithTheEnginesFingerprint() throws Exception {
+  /** Runs a launch of the step on the engine's fingerprint. */
+  @FunctionalInterface
+  interface LaunchCall {
+    boolean run(SharedLaunch step) throws Exception;
+  }
+
+  /**
+   * One step on {@code sha256:eng}: req-a and req-b decoding, req-c prefilling 3 tokens, launched by {@code launch}
+   * (which must succeed); the traces end after it.
+   */
+  private void stepOfThree(LaunchCall launch) throws Exception {
     InferenceTracer tr = tracer();
-    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
-    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), "sha256:eng",
-        Duration.ofSeconds(1));
     InferenceTrace a = tr.start("m", "req-a");
     InferenceTrace b = tr.start("m", "req-b");
     InferenceTrace c = tr.start("m", "req-c");
-    List<String> bound = new ArrayList<>();
     try (SharedLaunch step = tr.launch("sha256:eng")) {
       step.decode(a).decode(b).prefill(c, 3);
-      assertThat(exec.launch(step, bound::add)).isTrue();
+      assertThat(launch.run(step)).isTrue();
     }
     a.close();
     b.close();
     c.close();
+  }
+
+  @Test
+  void oneLaunchTimedOnceIsSplitAmongItsMembersWithTheEnginesFingerprint() throws Exception {
+    TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
+    TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), "sha256:eng",
+        Duration.ofSeconds(1));
+    List<String> bound = new ArrayList<>();
+    stepOfThree(step -> exec.launch(step, bound::add));
     Map<String, InferenceRecord> r = records();
     assertThat(bound).containsExactly("ctx0");
     assertThat(slot.launches).isEqualTo(1);
@@ -234,21 +248,11 @@ class SharedLaunchExecutionTest {
 
   @Test
   void aLaunchInPassesEnqueuesEachBetweenOnePairOfEventsAndIsTimedOnceForAllItsMembers() throws Exception {
-    InferenceTracer tr = tracer();
     TracedExecutionTest.ScriptedSlot slot = new TracedExecutionTest.ScriptedSlot("ctx0");
     TracedExecution<String> exec = new TracedExecution<>(List.of(slot), ProfilingPolicy.never(), "sha256:eng",
         Duration.ofSeconds(1));
-    InferenceTrace a = tr.start("m", "req-a");
-    InferenceTrace b = tr.start("m", "req-b");
-    InferenceTrace c = tr.start("m", "req-c");
-    try (SharedLaunch step = tr.launch("sha256:eng")) {
-      step.decode(a).decode(b).prefill(c, 3);
-      assertThat(exec.launch(step, List.of(ctx -> slot.calls.add("bind decode on " + ctx),
-          ctx -> slot.calls.add("bind prefill on " + ctx)))).isTrue();
-    }
-    a.close();
-    b.close();
-    c.close();
+    stepOfThree(step -> exec.launch(step, List.of(ctx -> slot.calls.add("bind decode on " + ctx),
+        ctx -> slot.calls.add("bind prefill on " + ctx))));
     assertThat(slot.calls).containsExactly("bind decode on ctx0", "begin", "enqueue", "bind prefill on ctx0", "enqueue",
         "end", "sync");
     Map<String, InferenceRecord> r = records();
