@@ -29,7 +29,8 @@ import java.util.List;
  *
  * <pre>{@code
  * BatchLayout l = BatchLayout.of(new int[][] {prompt, {next}}, new int[] {0, 37}, new int[] {3, 0}, slots);
- * // stage l.ids(), l.positions(), l.cacheMask(), l.stepMask(); enqueue l.rows() x l.step() with the cache bound from slot l.base(); then
+ * // stage l.ids(), l.positions(), l.cacheMask(), l.stepMask(); enqueue l.rows() x l.step(), the cache bound from
+ * // slot l.base(); then
  * for (BatchLayout.Append a : l.appends(kv)) device.copy3d(a);
  * }</pre>
  */

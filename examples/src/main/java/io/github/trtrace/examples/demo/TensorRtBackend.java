@@ -72,9 +72,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #generate} serves at once, default 1: the batched service launches from one scheduler thread), {@code trtrace.demo.trt.model} ({@code large}, the default, or
  * {@code small}: the GPU check's 42 M model), {@code trtrace.demo.trt.opt} (the builder optimisation level, 0 or
  * 1; default 1), {@code trtrace.demo.trt.auxStreams} (a cap on the engine's auxiliary streams, {@code
- * setMaxAuxStreams}; default TensorRT's choice), {@code trtrace.demo.trt.profile} (the share of launches run on the profiled context, 0..1, default
- * 0: their per-layer times go to the launch log's line of each such launch, which shows which layers a step's time
- * grows in as its batch grows).
+ * setMaxAuxStreams}; default TensorRT's choice), {@code trtrace.demo.trt.profile} (the share of launches run on the
+ * profiled context, 0..1, default 0: their per-layer times go to the launch log's line of each such launch, which
+ * shows which layers a step's time grows in as its batch grows).
  *
  * <pre>{@code
  * try (Backend b = Backend.choose(System.out::println)) {   // TensorRT where a GPU and TensorRT load

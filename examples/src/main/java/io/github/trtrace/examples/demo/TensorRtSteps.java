@@ -33,11 +33,12 @@ import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
  * context in device buffers kept between steps, one a layer and K or V, {@code [slots, H, C, Dh]} FP16, laid one after
  * another. A pass binds every block's cache where it lies from its lowest slot on, so its row r is that slot + r:
  * the pass has as many rows as the span of its slots (the pool hands out the lowest free slot, which keeps the span of
- * the decode rows near the number running), and the network reads each row's cache where it is. Nothing is gathered before a launch; after it, each chunk's new keys
- * and values (the network's {@code new_*} outputs, a few positions) are appended to its slot by one {@code
- * cudaMemcpy3DAsync} (every head of every block's K and V) on this model's copy stream: a step of B chunks makes B
- * copy calls. (Until 2026-12-05 a step was one pass, its decode rows padded to a prefill chunk's S; the earlier layout, {@link TransformerNetwork#defineBatched}, copied each row's whole FP32 cache into
- * the launch and back every step, and the network rewrote it once more; its decode steps did not batch on the H200.)
+ * the decode rows near the number running), and the network reads each row's cache where it is. Nothing is
+ * gathered before a launch; after it, each chunk's new keys and values (the network's {@code new_*} outputs, a few
+ * positions) are appended to its slot by one {@code cudaMemcpy3DAsync} (every head of every block's K and V) on this
+ * model's copy stream: a step of B chunks makes B copy calls. (Until 2026-12-05 a step was one pass, its decode rows
+ * padded to a prefill chunk's S. The earlier layout, {@link TransformerNetwork#defineBatched}, copied each row's whole
+ * FP32 cache into the launch and back every step, and the network rewrote it once more; its decode steps did not batch on the H200.)
  * The copies are outside the CUDA events that time the launch ({@code gpu_ms} is the engine's work), inside the
  * step's host time.
  *
