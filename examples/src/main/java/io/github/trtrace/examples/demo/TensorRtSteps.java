@@ -312,20 +312,25 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
   }
 
   /** Where one pass's inputs and outputs start in the step's buffers, in elements of each. */
-  private record At(long tokens, long cacheMask, long stepMask, long fresh) {}
+  record At(long tokens, long cacheMask, long stepMask, long fresh) {}
 
   /**
-   * Elements a pass's place is rounded up to: 64 keeps every address 256-byte aligned, as TensorRT wants its tensors,
-   * for 4-byte ids, positions and masks, 2-byte keys and values, and logits ({@code 64 × vocab × 4} bytes).
+   * Bytes every pass's place is aligned to, as TensorRT wants its tensors' addresses: so 64 of the 4-byte ids,
+   * positions and masks, 128 of the 2-byte new keys and values, and 64 tokens of logits ({@code 64 × vocab × 4} bytes).
    */
-  static final int ALIGN = 64;
+  static final int ALIGN_BYTES = 256;
 
-  private static long aligned(long elements) {
-    return (elements + ALIGN - 1) / ALIGN * ALIGN;
+  /** The most elements an alignment adds to a 4-byte buffer (a place is rounded up to {@link #ALIGN_BYTES} / 4). */
+  static final int ALIGN = ALIGN_BYTES / 4;
+
+  /** {@code elements} of {@code bytes} each rounded up to a whole number of {@link #ALIGN_BYTES}. */
+  private static long aligned(long elements, int bytes) {
+    long step = ALIGN_BYTES / bytes;
+    return (elements + step - 1) / step * step;
   }
 
   /** Each pass's place in the step's buffers, one after another, each aligned. */
-  private List<At> places(List<StepPlan.Pass> passes) {
+  static List<At> places(List<StepPlan.Pass> passes, BatchLayout.Kv kv) {
     List<At> out = new ArrayList<>(passes.size());
     long t = 0;
     long cm = 0;
@@ -334,10 +339,10 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     for (StepPlan.Pass p : passes) {
       BatchLayout l = p.layout();
       out.add(new At(t, cm, sm, f));
-      t = aligned(t + (long) l.rows() * l.step());
-      cm = aligned(cm + l.cacheMask().length);
-      sm = aligned(sm + l.stepMask().length);
-      f = aligned(f + kv.buffers() * l.newElements(kv));
+      t = aligned(t + (long) l.rows() * l.step(), 4);
+      cm = aligned(cm + l.cacheMask().length, 4);
+      sm = aligned(sm + l.stepMask().length, 4);
+      f = aligned(f + kv.buffers() * l.newElements(kv), CACHE_BYTES);
     }
     return out;
   }
@@ -351,7 +356,7 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       java.util.function.Consumer<Exception> onError) {
     List<At> at;
     try {
-      at = places(passes);
+      at = places(passes, kv);
       stage(passes, at);
     } catch (RuntimeException e) {
       onError.accept(e);

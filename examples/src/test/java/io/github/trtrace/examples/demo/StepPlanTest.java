@@ -68,4 +68,49 @@ class StepPlanTest {
     assertThatThrownBy(() -> StepPlan.of(new int[0][], new int[0], new int[0], MAX, C))
         .hasMessageContaining("a step needs chunks");
   }
+
+  @Test
+  void everyPassHasItsOwnAlignedPlaceInTheStepsBuffersWithinTheirSize() {
+    // a small head (H x Dh = 12) so the new keys and values of a pass are not a whole number of 256 bytes by themselves
+    TransformerNetwork.Config c = new TransformerNetwork.Config(633, 12, 4, 48, 2, C);
+    BatchLayout.Kv kv = new BatchLayout.Kv(c.blocks(), c.heads(), c.headDim(), C, 16);
+    // decode rows in the even slots, prefill chunks of odd lengths in the odd ones: one pass and eight
+    int[][] tokens = new int[16][];
+    int[] past = new int[16];
+    int[] slots = new int[16];
+    for (int m = 0; m < 16; m++) {
+      slots[m] = m;
+      tokens[m] = m % 2 == 0 ? new int[] {m} : new int[m == 15 ? 256 : 37 + m];
+      past[m] = m % 2 == 0 ? 50 : 0;
+    }
+    List<StepPlan.Pass> passes = StepPlan.of(tokens, past, slots, MAX, C);
+    assertThat(passes).hasSize(9);
+    List<TensorRtSteps.At> at = TensorRtSteps.places(passes, kv);
+    long tokensEnd = 0;
+    long cacheMaskEnd = 0;
+    long stepMaskEnd = 0;
+    long freshEnd = 0;
+    for (int i = 0; i < passes.size(); i++) {
+      BatchLayout l = passes.get(i).layout();
+      TensorRtSteps.At a = at.get(i);
+      assertThat(a.tokens()).as("pass %d after the one before", i).isGreaterThanOrEqualTo(tokensEnd);
+      assertThat(a.cacheMask()).isGreaterThanOrEqualTo(cacheMaskEnd);
+      assertThat(a.stepMask()).isGreaterThanOrEqualTo(stepMaskEnd);
+      assertThat(a.fresh()).isGreaterThanOrEqualTo(freshEnd);
+      // every address TensorRT is given is 256-byte aligned: ids and positions, logits, masks, new keys and values
+      assertThat(4 * a.tokens() % 256).isZero();
+      assertThat(4 * a.tokens() * c.vocab() % 256).isZero();
+      assertThat(4 * a.cacheMask() % 256).isZero();
+      assertThat(4 * a.stepMask() % 256).isZero();
+      assertThat(TensorRtSteps.CACHE_BYTES * a.fresh() % 256).isZero();
+      tokensEnd = a.tokens() + (long) l.rows() * l.step();
+      cacheMaskEnd = a.cacheMask() + l.cacheMask().length;
+      stepMaskEnd = a.stepMask() + l.stepMask().length;
+      freshEnd = a.fresh() + kv.buffers() * l.newElements(kv);
+    }
+    assertThat(tokensEnd).isLessThanOrEqualTo(TensorRtSteps.capacityTokens(MAX));
+    assertThat(cacheMaskEnd).isLessThanOrEqualTo(TensorRtSteps.capacityCacheMask(MAX, c));
+    assertThat(stepMaskEnd).isLessThanOrEqualTo(TensorRtSteps.capacityStepMask(MAX));
+    assertThat(freshEnd).isLessThanOrEqualTo(kv.buffers() * TensorRtSteps.capacityTokens(MAX) * c.heads() * c.headDim());
+  }
 }
