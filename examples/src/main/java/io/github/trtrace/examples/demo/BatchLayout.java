@@ -50,7 +50,12 @@ final class BatchLayout {
 
     /** Elements of one buffer (one block's K or V for every slot). */
     long bufferElements() {
-      return (long) slots * heads * slotPositions * headDim;
+      return slots * slotElements();
+    }
+
+    /** Elements of one slot in one buffer ({@code [heads, slotPositions, headDim]}): where slot s starts is s times it. */
+    long slotElements() {
+      return (long) heads * slotPositions * headDim;
     }
 
     /** Buffers: every block's K and V. */
@@ -221,7 +226,7 @@ final class BatchLayout {
     long line = kv.headDim();
     for (int m = 0; m < slots.length; m++) {
       long srcRow = (long) (slots[m] - base) * kv.heads() * step * line;
-      long dstRow = ((long) slots[m] * kv.heads() * context + pastLen[m]) * line;
+      long dstRow = slots[m] * kv.slotElements() + pastLen[m] * line;
       out.add(new Append(srcRow, step * line, newElements(kv), dstRow, context * line, kv.bufferElements(),
           newLen[m] * line, kv.heads(), kv.buffers()));
     }

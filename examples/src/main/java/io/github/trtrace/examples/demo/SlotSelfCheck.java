@@ -58,16 +58,7 @@ final class SlotSelfCheck {
   /** Runs the three ways on {@code steps} (at least 3 slots, all free) with prompts of {@code length} tokens. */
   static Result run(TensorRtSteps steps, IExecutionContext context, CudaStream stream, int length) {
     InferenceTrace trace = InferenceTracer.noop().start(TensorRtBackend.MODEL);
-    TensorRtSteps.Launcher raw = passes -> {
-      for (io.github.trtrace.tensorrt.engine.TracedEngine.Binder b : passes) {
-        b.bind(context, stream);
-        if (!context.enqueueV3(stream.handle())) {
-          return false;
-        }
-      }
-      stream.synchronize();
-      return true;
-    };
+    TensorRtSteps.Launcher raw = TensorRtSteps.Launcher.raw(context, stream);
     SplittableRandom rnd = new SplittableRandom(length);
     int[] prompt = rnd.ints(length, 0, steps.vocabularySize()).toArray();
     int[] other = rnd.ints(length + 13, 0, steps.vocabularySize()).toArray();

@@ -357,14 +357,7 @@ final class TensorRtBackend implements Backend {
   int[] generateRaw(InferenceTrace trace, IExecutionContext context, CudaStream stream, int[] prompt, int maxTokens) {
     TensorRtSteps lane = borrow();
     try {
-      return generate(trace, TensorRtSteps.Launcher.single(binder -> {
-        binder.bind(context, stream);
-        if (!context.enqueueV3(stream.handle())) {
-          return false;
-        }
-        stream.synchronize();
-        return true;
-      }), () -> 0, lane, prompt, maxTokens, id -> {});
+      return generate(trace, TensorRtSteps.Launcher.raw(context, stream), () -> 0, lane, prompt, maxTokens, id -> {});
     } finally {
       alone.add(lane);
     }

@@ -81,6 +81,23 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       };
     }
 
+    /**
+     * The launch without the SDK: each pass bound and enqueued on {@code context} and {@code stream}, then one wait
+     * (a plain context: the self-check, and the overhead measurement's baseline).
+     */
+    static Launcher raw(IExecutionContext context, CudaStream stream) {
+      return passes -> {
+        for (TracedEngine.Binder b : passes) {
+          b.bind(context, stream);
+          if (!context.enqueueV3(stream.handle())) {
+            return false;
+          }
+        }
+        stream.synchronize();
+        return true;
+      };
+    }
+
     /** One enqueue's launch, as {@link TracedEngine.Request#launch} is. */
     @FunctionalInterface
     interface Single {
@@ -499,10 +516,9 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
     address(ctx, "step_mask", at(stepMask, 4 * a.stepMask()));
     address(ctx, "logits", at(logits, 4 * a.tokens() * c.vocab()));
     long freshElements = l.newElements(kv);
-    long slotElements = (long) c.heads() * c.maxSeq() * c.headDim();
     for (int i = 0; i < kv.buffers(); i++) {
       shape(ctx, tensor("cache_", i), n, c.heads(), c.maxSeq(), c.headDim());
-      address(ctx, tensor("cache_", i), at(cache, CACHE_BYTES * (i * kv.bufferElements() + l.base() * slotElements)));
+      address(ctx, tensor("cache_", i), at(cache, CACHE_BYTES * (i * kv.bufferElements() + l.base() * kv.slotElements())));
       address(ctx, tensor("new_", i), at(fresh, CACHE_BYTES * (a.fresh() + freshElements * i)));
     }
   }
