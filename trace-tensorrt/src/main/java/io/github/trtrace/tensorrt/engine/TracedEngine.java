@@ -389,16 +389,16 @@ public final class TracedEngine implements AutoCloseable {
    * One slot: a stream, an event pair, an error recorder, a profiler and two execution contexts (plain
    * and profiled) over one activation-memory block, used by one launch at a time; created and
    * destroyed together. With a policy that never profiles (the default), no profiler and no profiled
-   * context: that saves a context and its profiler per slot; whether it saves launch time is inside the noise
-   * (a second context over the same block: +1.4 % at B = 1 in one H200 run, +3.1 % against +3.4 % for a lone
-   * user-managed context in the next; GPU-RESULTS.md, "Runs 3 and 4").
+   * context, and the plain context is created as a user's would be ({@code createExecutionContext()}, TensorRT
+   * allocating its activation memory): nothing to share the block with. A profilable slot needs the block
+   * shared by its two contexts, so it allocates it and creates both contexts user-managed.
    */
   private static final class Slot {
     final CudaStream stream;
     final GpuTimer timer;
     final ShimErrorRecorder recorder;
     final @Nullable ShimProfiler profiler;
-    final DeviceMemory activations;
+    final @Nullable DeviceMemory activations;
     final IExecutionContext plain;
     final @Nullable IExecutionContext profiledContext;
     final ExecutionSlot<Slot> seam;
@@ -414,7 +414,7 @@ public final class TracedEngine implements AutoCloseable {
         profiler = profilable ? add(made, ShimProfiler.create()) : null;
         stream = add(made, CudaStream.createNonBlocking());
         timer = add(made, GpuTimer.create(stream));
-        activations = add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2()));
+        activations = profilable ? add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2())) : null;
         plain = add(made, context(engine, index, "plain"));
         profiledContext = profilable ? add(made, context(engine, index, "profiled")) : null;
       } catch (RuntimeException e) {
@@ -433,12 +433,17 @@ public final class TracedEngine implements AutoCloseable {
     }
 
     private IExecutionContext context(ICudaEngine engine, int index, String which) {
-      // Both contexts of the slot use one activation block: a slot runs one launch at a time.
-      IExecutionContext c = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      // A profilable slot's two contexts use one activation block (a slot runs one launch at a time); a lone plain
+      // context gets TensorRT's own, as an uninstrumented caller's would.
+      DeviceMemory block = activations;
+      IExecutionContext c = block == null ? engine.createExecutionContext()
+          : engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
       if (c == null || c.isNull()) {
         throw new IllegalStateException("TensorRT could not create the " + which + " execution context of slot " + index);
       }
-      c.setDeviceMemoryV2(activations.pointer(), activations.bytes());
+      if (block != null) {
+        c.setDeviceMemoryV2(block.pointer(), block.bytes());
+      }
       return c;
     }
 
@@ -472,7 +477,9 @@ public final class TracedEngine implements AutoCloseable {
       }
       add(made, stream);
       add(made, timer);
-      add(made, activations);
+      if (activations != null) {
+        add(made, activations);
+      }
       add(made, plain);
       if (profiledContext != null) {
         add(made, profiledContext);

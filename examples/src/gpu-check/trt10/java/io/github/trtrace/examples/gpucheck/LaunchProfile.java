@@ -4,8 +4,11 @@ import io.github.trtrace.core.InferenceTrace;
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.SharedLaunch;
 import io.github.trtrace.tensorrt.cuda.CudaStream;
+import io.github.trtrace.tensorrt.cuda.DeviceMemory;
 import io.github.trtrace.tensorrt.cuda.GpuTimer;
+import io.github.trtrace.tensorrt.engine.ProfilingPolicy;
 import io.github.trtrace.tensorrt.engine.TracedEngine;
+import io.github.trtrace.tensorrt.internal.shim.ShimErrorRecorder;
 import io.github.trtrace.tensorrt.internal.shim.TensorRtObjects;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -16,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
+import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
 
 /**
@@ -85,8 +89,13 @@ final class LaunchProfile {
     StringBuilder out = new StringBuilder();
     Path records = Files.createTempDirectory("trtrace-profile");
     java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    boolean pairsOnly = Boolean.getBoolean("trtrace.profile.pairsOnly");
     try (InferenceTracer noop = InferenceTracer.noop();
         TracedEngine traced = TracedEngine.builder(engine).buildReport(batched.report()).build();
+        // slots that can profile (a policy that would profile after an hour-long request, so never here): two
+        // user-managed contexts over one activation block a slot, against the default policy's one plain context
+        TracedEngine profilable = TracedEngine.builder(engine).buildReport(batched.report())
+            .profiling(ProfilingPolicy.builder().slowThreshold(java.time.Duration.ofHours(1)).build()).build();
         BatchRows rows = new BatchRows(BatchedChecks.CONFIG, BatchedChecks.EXTENTS);
         CudaStream stream = CudaStream.createNonBlocking();
         GpuTimer timer = GpuTimer.create(stream)) {
@@ -94,6 +103,13 @@ final class LaunchProfile {
       // A/A: a second plain context (its own activation memory) for the alternating pairs only: how far two raw
       // contexts of one engine differ, which bounds what "traced / raw" (a different context) can resolve
       IExecutionContext raw2 = engine.createExecutionContext();
+      // ablations of what a slot adds around a raw launch, each against "raw + CUDA events" launch by launch
+      IExecutionContext rawUser = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      DeviceMemory userBlock = DeviceMemory.allocate(engine.getDeviceMemorySizeV2());
+      rawUser.setDeviceMemoryV2(userBlock.pointer(), userBlock.bytes());
+      ShimErrorRecorder recorder = ShimErrorRecorder.create();
+      IExecutionContext rawRecorded = engine.createExecutionContext();
+      rawRecorded.setErrorRecorder(recorder.asTensorRt());
       SplittableRandom rnd = new SplittableRandom(11);
       for (int b : new int[] {1, 8}) {
         rows.stageDecode(b, 128, rnd);
@@ -121,6 +137,10 @@ final class LaunchProfile {
           });
           modes.put("traced, noop tracer", shared(noop, traced, rows, b));
           modes.put("traced, full tracing", shared(full, traced, rows, b));
+          if (pairsOnly) {
+            pairs(out, b, modes, rows, stream, timer, rawUser, rawRecorded, recorder, shared(noop, profilable, rows, b));
+            continue;
+          }
           Map<String, Times> times = new LinkedHashMap<>();
           for (Map.Entry<String, BatchedChecks.Launch> m : modes.entrySet()) {
             for (int i = 0; i < 2_000; i++) {
@@ -191,6 +211,10 @@ final class LaunchProfile {
       }
       TensorRtObjects.destroy(raw);
       TensorRtObjects.destroy(raw2);
+      TensorRtObjects.destroy(rawUser);
+      TensorRtObjects.destroy(rawRecorded);
+      recorder.close();
+      userBlock.close();
     }
     Files.writeString(artifacts.resolve("launch-profile.txt"), out.toString());
     out.toString().lines().forEach(l -> System.out.println("   " + l));
@@ -198,6 +222,53 @@ final class LaunchProfile {
   }
 
   private static final int PAIRS = 10_000;
+
+  /**
+   * {@code -Dtrtrace.profile.pairsOnly=true}: launch-by-launch pairs only (no blocks, no sampling), each against
+   * "raw + CUDA events", which times the launch as the engine does: the A/A null first, then each part a slot adds
+   * on its own (TensorRT's user-managed activation memory; an error recorder attached and drained), the traced
+   * engine with the default policy's slots and with profilable ones, and full tracing.
+   */
+  private static void pairs(StringBuilder out, int b, Map<String, BatchedChecks.Launch> modes, BatchRows rows,
+      CudaStream stream, GpuTimer timer, IExecutionContext rawUser, IExecutionContext rawRecorded,
+      ShimErrorRecorder recorder, BatchedChecks.Launch profilableNoop) throws Exception {
+    modes.put("raw, user-managed + CUDA events", () -> {
+      rows.bind(rawUser);
+      timed(rawUser, stream, timer);
+    });
+    modes.put("raw + CUDA events + error recorder", () -> {
+      rows.bind(rawRecorded);
+      timed(rawRecorded, stream, timer);
+      if (!recorder.drain().isEmpty()) {
+        throw new GpuCheck.Fail("the recorded raw context reported an error");
+      }
+    });
+    modes.put("traced, noop tracer, profilable slots", profilableNoop);
+    for (BatchedChecks.Launch m : modes.values()) {
+      for (int i = 0; i < 2_000; i++) {
+        m.run();
+      }
+    }
+    out.append(String.format(Locale.ROOT, "B=%d decode (P=128), launch by launch:%n", b));
+    String base = "raw + CUDA events";
+    out.append(alternating(modes.get(base), modes.get(base), base, base + " (A/A)"));
+    for (String m : List.of("raw", "raw, user-managed + CUDA events", "raw + CUDA events + error recorder",
+        "traced, noop tracer", "traced, noop tracer, profilable slots", "traced, full tracing")) {
+      out.append(alternating(modes.get(base), modes.get(m), base, m));
+    }
+    out.append(alternating(modes.get("traced, noop tracer"), modes.get("traced, full tracing"), "traced, noop tracer",
+        "traced, full tracing"));
+  }
+
+  private static void timed(IExecutionContext ctx, CudaStream stream, GpuTimer timer) throws GpuCheck.Fail {
+    timer.start();
+    if (!ctx.enqueueV3(stream.handle())) {
+      throw new GpuCheck.Fail("enqueueV3 refused");
+    }
+    timer.stop();
+    stream.synchronize();
+    timer.elapsedMsCompleted();
+  }
 
   /** {@value #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
   private static String alternating(BatchedChecks.Launch a, BatchedChecks.Launch b, String aName, String bName)
