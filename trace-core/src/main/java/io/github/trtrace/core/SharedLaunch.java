@@ -124,6 +124,15 @@ public interface SharedLaunch extends AutoCloseable {
   /** The launch's measured GPU time (CUDA events around the launch), >= 0; unknown if never given. */
   SharedLaunch gpuMs(double ms);
 
+  /**
+   * How many enqueues the engine made for this launch, when more than one (a step whose rows differ in shape, run
+   * in passes between one pair of CUDA events): written to its launch-log line as {@code passes} when {@code n > 1}.
+   * Only says how the launch ran; the shares do not depend on it. {@code n < 1} is a misuse (ignored, counted).
+   */
+  default SharedLaunch passes(int n) {
+    return this;
+  }
+
   /** How the GPU time is split ({@link ShareMethod#TOKENS} unless set). */
   SharedLaunch shareBy(ShareMethod method);
 

@@ -104,6 +104,33 @@ class LaunchLogTest {
   }
 
   @Test
+  void aLaunchInPassesSaysHowManyOnItsLineAndALaunchOfOneSaysNothing() throws Exception {
+    Path log = dir.resolve("passes.log");
+    try (BatchFixture f = new BatchFixture(log, false)) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      InferenceTrace b = f.tracer.start("m", "req-b");
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.prefill(a, 30).decode(b).passes(2).gpuMs(3.0);
+      }
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).decode(b).passes(1).gpuMs(1.0);
+      }
+      try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+        l.decode(a).passes(0).gpuMs(1.0); // a misuse: ignored, counted
+      }
+      a.close();
+      b.close();
+      f.tracer.flush().join();
+      List<JsonNode> lines = read(log); // schema-valid
+      assertThat(lines).hasSize(3);
+      assertThat(lines.get(0).get("passes").asInt()).isEqualTo(2);
+      assertThat(lines.get(1).has("passes")).as("one enqueue: no field").isFalse();
+      assertThat(lines.get(2).has("passes")).isFalse();
+      assertThat(f.tracer.stats().misuse()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void kernelsRecordedAfterALaunchClosedAreOneSchemaValidKernelsLineJoinedByLaunchId() throws Exception {
     Path log = dir.resolve("kernels.log");
     try (BatchFixture f = new BatchFixture(log, false)) {

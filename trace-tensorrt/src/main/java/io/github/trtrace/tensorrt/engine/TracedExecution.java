@@ -300,6 +300,9 @@ final class TracedExecution<C> implements AutoCloseable {
     if (passes.isEmpty()) {
       throw new IllegalArgumentException("a launch needs at least one pass");
     }
+    if (passes.size() > 1) {
+      launch.passes(passes.size());
+    }
     boolean profiledLaunch = profiling.shouldProfile();
     long start = System.nanoTime();
     LaunchRecorder rec = kernels.enabled() && kernels.shouldRecord(launch) ? recorder() : LaunchRecorder.OFF;

@@ -103,8 +103,10 @@ class SharedLaunchExecutionTest {
       assertThat(x.status()).isEqualTo(Status.SUCCESS);
       assertThat(x.batching().launchCount()).isEqualTo(1);
     });
-    assertThat(launchLines()).singleElement().satisfies(l ->
-        assertThat(l).contains("\"gpu_ms\":2.5", "\"batch_size\":3", "\"engine_fingerprint\":\"sha256:eng\""));
+    assertThat(launchLines()).singleElement().satisfies(l -> {
+      assertThat(l).contains("\"gpu_ms\":2.5", "\"batch_size\":3", "\"engine_fingerprint\":\"sha256:eng\"");
+      assertThat(l).doesNotContain("\"passes\"");
+    });
     assertThat(exec.stats().inUse()).isZero();
   }
 
@@ -259,7 +261,8 @@ class SharedLaunchExecutionTest {
     // one measurement (2.5 ms) for the whole step, split by tokens 1 + 1 + 3 as for one pass
     assertThat(r.get("req-a").gpuMs()).isCloseTo(0.5, within(1e-9));
     assertThat(r.get("req-c").gpuMs()).isCloseTo(1.5, within(1e-9));
-    assertThat(launchLines()).singleElement().satisfies(l -> assertThat(l).contains("\"gpu_ms\":2.5", "\"batch_size\":3"));
+    assertThat(launchLines()).singleElement().satisfies(l -> assertThat(l).contains("\"gpu_ms\":2.5", "\"batch_size\":3",
+        "\"passes\":2"));
   }
 
   @Test

@@ -52,6 +52,8 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   final String[] events = new String[MAX_EVENTS * 3];
   int eventCount;
   int eventsDropped;
+  /** Enqueues the launch took, as its engine said ({@link #passes(int)}); 0 when not said. */
+  int passes;
 
   LaunchImpl(Launches owner) {
     this.owner = owner;
@@ -76,6 +78,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     this.gpuMs = Double.NaN;
     this.hostMs = Double.NaN;
     this.method = ShareMethod.TOKENS;
+    this.passes = 0;
     this.errorType = null;
     this.size = 0;
     this.prefillTokens = 0;
@@ -241,6 +244,16 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
       owner.misuse("gpuMs(" + ms + ") on launch " + id);
     } else {
       gpuMs = ms;
+    }
+    return this;
+  }
+
+  @Override
+  public SharedLaunch passes(int n) {
+    if (!open || n < 1) {
+      owner.misuse("passes(" + n + ") on launch " + id + (open ? "" : " after close"));
+    } else {
+      passes = n;
     }
     return this;
   }

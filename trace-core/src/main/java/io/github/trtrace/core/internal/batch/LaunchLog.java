@@ -282,6 +282,9 @@ public final class LaunchLog implements AutoCloseable {
       j.name("gpu_ms").value(l.gpuMs);
       j.name("share_method").value(l.method.wireName());
     }
+    if (l.passes > 1) {
+      j.name("passes").value(l.passes);
+    }
     j.name("host_ms").value(l.hostMs);
     j.name("status").value(l.errorType == null ? "ok" : "error");
     if (l.errorType != null) {
