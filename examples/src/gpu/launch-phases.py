@@ -14,3 +14,6 @@ for phase in ("decode", "prefill", "mixed"):
         v = by[b]
         print(f"  B={b:2d}: {len(v):4d} launches, gpu_ms p50 {st.median(r['gpu_ms'] for r in v):6.2f},"
               f" host beyond gpu p50 {st.median(r['host_ms']-r['gpu_ms'] for r in v):5.2f}")
+# how many enqueues the launches took (the launch log's passes; absent: one)
+passes = collections.Counter(r.get("passes", 1) for r in rows)
+print("passes: " + ", ".join(f"{n}: {passes[n]} launches" for n in sorted(passes)))

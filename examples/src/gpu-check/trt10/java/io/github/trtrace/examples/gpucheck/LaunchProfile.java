@@ -221,7 +221,8 @@ final class LaunchProfile {
     return "see above (wall, CPU and device time per launch by mode; where the thread's samples fell)";
   }
 
-  private static final int PAIRS = 10_000;
+  /** Pairs a comparison ({@code -Dtrtrace.profile.pairs}, default 10,000). */
+  private static final int PAIRS = Integer.getInteger("trtrace.profile.pairs", 10_000);
 
   /**
    * {@code -Dtrtrace.profile.pairsOnly=true}: launch-by-launch pairs only (no blocks, no sampling), each against
@@ -270,7 +271,7 @@ final class LaunchProfile {
     timer.elapsedMsCompleted();
   }
 
-  /** {@value #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
+  /** {@link #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
   private static String alternating(BatchedChecks.Launch a, BatchedChecks.Launch b, String aName, String bName)
       throws Exception {
     long[] ta = new long[PAIRS];
