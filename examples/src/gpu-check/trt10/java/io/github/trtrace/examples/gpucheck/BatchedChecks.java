@@ -487,7 +487,7 @@ final class BatchedChecks implements AutoCloseable {
   }
 
   /** One launch between the timer's CUDA events, waited for; its device time in ms. */
-  private static float timedRun(IExecutionContext ctx, CudaStream stream, GpuTimer timer) throws GpuCheck.Fail {
+  static float timedRun(IExecutionContext ctx, CudaStream stream, GpuTimer timer) throws GpuCheck.Fail {
     timer.start();
     if (!ctx.enqueueV3(stream.handle())) {
       throw new GpuCheck.Fail("enqueueV3 refused");

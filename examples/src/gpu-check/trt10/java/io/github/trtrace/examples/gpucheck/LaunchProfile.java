@@ -235,11 +235,11 @@ final class LaunchProfile {
       ShimErrorRecorder recorder, BatchedChecks.Launch profilableNoop) throws Exception {
     modes.put("raw, user-managed + CUDA events", () -> {
       rows.bind(rawUser);
-      timed(rawUser, stream, timer);
+      BatchedChecks.timedRun(rawUser, stream, timer);
     });
     modes.put("raw + CUDA events + error recorder", () -> {
       rows.bind(rawRecorded);
-      timed(rawRecorded, stream, timer);
+      BatchedChecks.timedRun(rawRecorded, stream, timer);
       if (!recorder.drain().isEmpty()) {
         throw new GpuCheck.Fail("the recorded raw context reported an error");
       }
@@ -259,16 +259,6 @@ final class LaunchProfile {
     }
     out.append(alternating(modes.get("traced, noop tracer"), modes.get("traced, full tracing"), "traced, noop tracer",
         "traced, full tracing"));
-  }
-
-  private static void timed(IExecutionContext ctx, CudaStream stream, GpuTimer timer) throws GpuCheck.Fail {
-    timer.start();
-    if (!ctx.enqueueV3(stream.handle())) {
-      throw new GpuCheck.Fail("enqueueV3 refused");
-    }
-    timer.stop();
-    stream.synchronize();
-    timer.elapsedMsCompleted();
   }
 
   /** {@link #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
