@@ -193,7 +193,8 @@ final class ExplainText {
       String did = l.memberPrefill[self] > 0 ? "prefill " + Fmt.count(l.memberPrefill[self])
           : l.memberDecode[self] > 0 ? "decode" : "rows";
       t.row(Long.toString(l.id), first == Rec.NO_TIME || l.timestampMicros == Rec.NO_TIME ? "-"
-              : Fmt.num((l.timestampMicros - first) / 1000.0), l.phase == null ? "-" : Fmt.visible(l.phase),
+              : Fmt.num((l.timestampMicros - first) / 1000.0),
+          (l.phase == null ? "-" : Fmt.visible(l.phase)) + (l.passes > 1 ? " (" + l.passes + " passes)" : ""),
           Integer.toString(l.batchSize), did, Fmt.num(l.hostMs), Fmt.num(l.gpuMs),
           Double.isNaN(l.memberShare[self]) ? "-" : String.format(Locale.ROOT, "%.3f", l.memberShare[self]),
           (l.failed() ? "FAILED " + (l.errorType == null ? "" : Fmt.visible(l.errorType) + " ") : "") + others);

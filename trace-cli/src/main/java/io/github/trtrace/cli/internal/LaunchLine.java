@@ -20,6 +20,8 @@ final class LaunchLine {
   int batchSize;
   long prefillTokens;
   int decodeRows;
+  /** Enqueues of the launch when more than one (the line's {@code passes}); 1 when absent. */
+  int passes = 1;
   double gpuMs = Double.NaN;
   double hostMs = Double.NaN;
   @Nullable String status;
@@ -85,6 +87,7 @@ final class LaunchLine {
     batchSize = 0;
     prefillTokens = 0;
     decodeRows = 0;
+    passes = 1;
     gpuMs = Double.NaN;
     hostMs = Double.NaN;
     status = null;
@@ -206,6 +209,7 @@ final class LaunchLine {
     c.batchSize = batchSize;
     c.prefillTokens = prefillTokens;
     c.decodeRows = decodeRows;
+    c.passes = passes;
     c.gpuMs = gpuMs;
     c.hostMs = hostMs;
     c.status = status;

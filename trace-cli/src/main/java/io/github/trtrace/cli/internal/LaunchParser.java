@@ -103,6 +103,7 @@ final class LaunchParser {
           case "batch_size" -> l.batchSize = (int) Math.min(Integer.MAX_VALUE, count(p, t));
           case "prefill_tokens" -> l.prefillTokens = count(p, t);
           case "decode_rows" -> l.decodeRows = (int) Math.min(Integer.MAX_VALUE, count(p, t));
+          case "passes" -> l.passes = (int) Math.max(1, Math.min(Integer.MAX_VALUE, count(p, t)));
           case "gpu_ms" -> l.gpuMs = RecordParser.number(p, t);
           case "host_ms" -> l.hostMs = RecordParser.number(p, t);
           case "status" -> l.status = RecordParser.text(p, t);

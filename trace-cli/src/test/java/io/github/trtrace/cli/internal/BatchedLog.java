@@ -176,6 +176,9 @@ final class BatchedLog {
             l.decode(r.trace);
           }
         }
+        if (!chunks.isEmpty() && chunks.size() < running.size()) {
+          l.passes(2); // as an engine runs a mixed step: the decode rows in one enqueue, the prefill chunk in another
+        }
         l.gpuMs(stepMs * 0.9);
         advance(stepMs);
       }

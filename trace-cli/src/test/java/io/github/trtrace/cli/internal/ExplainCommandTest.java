@@ -194,7 +194,8 @@ class ExplainCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     String table = r.out().substring(r.out().indexOf("its launches (+ms"));
     assertThat(table.lines().skip(2).count()).isEqualTo(log.victimLaunches);
-    assertThat(table).contains("prefill 64", "decode", "req-long-1 64");
+    assertThat(table).contains("prefill 64", "decode", "req-long-1 64", "mixed (2 passes)");
+    assertThat(table).doesNotContain("decode (");
   }
 
   @Test
