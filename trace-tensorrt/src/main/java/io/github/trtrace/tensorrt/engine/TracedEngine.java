@@ -389,16 +389,17 @@ public final class TracedEngine implements AutoCloseable {
    * One slot: a stream, an event pair, an error recorder, a profiler and two execution contexts (plain
    * and profiled) over one activation-memory block, used by one launch at a time; created and
    * destroyed together. With a policy that never profiles (the default), no profiler and no profiled
-   * context, and the plain context is created as a user's would be ({@code createExecutionContext()}, TensorRT
-   * allocating its activation memory): nothing to share the block with. A profilable slot needs the block
-   * shared by its two contexts, so it allocates it and creates both contexts user-managed.
+   * context: that saves a context and its profiler per slot. The context stays user-managed over a block the
+   * slot allocates: slots whose one context let TensorRT allocate its memory ({@code createExecutionContext()})
+   * were tried and measured slower per launch than user-managed slots (each against the same raw launch, launch by
+   * launch: +0.5 % at B = 1, +1.3 to 1.4 % at B = 8, two runs on an H100; GPU-RESULTS.md, "Runs 35 to 38").
    */
   private static final class Slot {
     final CudaStream stream;
     final GpuTimer timer;
     final ShimErrorRecorder recorder;
     final @Nullable ShimProfiler profiler;
-    final @Nullable DeviceMemory activations;
+    final DeviceMemory activations;
     final IExecutionContext plain;
     final @Nullable IExecutionContext profiledContext;
     final ExecutionSlot<Slot> seam;
@@ -414,7 +415,7 @@ public final class TracedEngine implements AutoCloseable {
         profiler = profilable ? add(made, ShimProfiler.create()) : null;
         stream = add(made, CudaStream.createNonBlocking());
         timer = add(made, GpuTimer.create(stream));
-        activations = profilable ? add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2())) : null;
+        activations = add(made, DeviceMemory.allocate(engine.getDeviceMemorySizeV2()));
         plain = add(made, context(engine, index, "plain"));
         profiledContext = profilable ? add(made, context(engine, index, "profiled")) : null;
       } catch (RuntimeException e) {
@@ -433,17 +434,12 @@ public final class TracedEngine implements AutoCloseable {
     }
 
     private IExecutionContext context(ICudaEngine engine, int index, String which) {
-      // A profilable slot's two contexts use one activation block (a slot runs one launch at a time); a lone plain
-      // context gets TensorRT's own, as an uninstrumented caller's would.
-      DeviceMemory block = activations;
-      IExecutionContext c = block == null ? engine.createExecutionContext()
-          : engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
+      // Both contexts of the slot use one activation block: a slot runs one launch at a time.
+      IExecutionContext c = engine.createExecutionContext(nvinfer.ExecutionContextAllocationStrategy.kUSER_MANAGED);
       if (c == null || c.isNull()) {
         throw new IllegalStateException("TensorRT could not create the " + which + " execution context of slot " + index);
       }
-      if (block != null) {
-        c.setDeviceMemoryV2(block.pointer(), block.bytes());
-      }
+      c.setDeviceMemoryV2(activations.pointer(), activations.bytes());
       return c;
     }
 
@@ -477,9 +473,7 @@ public final class TracedEngine implements AutoCloseable {
       }
       add(made, stream);
       add(made, timer);
-      if (activations != null) {
-        add(made, activations);
-      }
+      add(made, activations);
       add(made, plain);
       if (profiledContext != null) {
         add(made, profiledContext);
