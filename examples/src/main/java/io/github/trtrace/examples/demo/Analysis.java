@@ -213,13 +213,13 @@ final class Analysis {
     }
     if (victims.isEmpty()) {
       out.printf(Locale.ROOT, "3. No request's decode was slowed by a neighbour's prefill (none whose TPOT in the"
-          + " engine's %s time was %.0fx what its decode-only steps cost, its steps beside a prefill %.0fx)%n",
-          device, BatchFindings.VICTIM_TPOT, BatchFindings.VICTIM_STEP);
+          + " engine's %s time was %sx what its decode-only steps cost, its steps beside a prefill %sx)%n",
+          device, times(BatchFindings.VICTIM_TPOT), times(BatchFindings.VICTIM_STEP));
       return;
     }
-    out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s a TPOT %.0fx or"
+    out.printf(Locale.ROOT, "3. Long prompts arriving while others decode inflate their TPOT: %,d %s a TPOT %sx or"
         + " more what %s decode-only steps cost, because other requests' prefill shared %s steps%n", victims.size(),
-        victims.size() == 1 ? "request had" : "requests had", BatchFindings.VICTIM_TPOT,
+        victims.size() == 1 ? "request had" : "requests had", times(BatchFindings.VICTIM_TPOT),
         victims.size() == 1 ? "its" : "their", victims.size() == 1 ? "its" : "their");
     out.printf(Locale.ROOT, "   a decode step that also ran another request's prefill cost a median %.1fx the %s time"
         + " of one without (over %,d requests that had both); judged in the engine's %s time (the launch log's"
@@ -237,6 +237,11 @@ final class Analysis {
             c.victims())).toList()));
     find(out, victims.get(0).req().id(), file);
     find(out, b.culprits().get(0).id(), file);
+  }
+
+  /** A threshold as the findings say it: {@code 2} for 2.0, {@code 1.5} for 1.5. */
+  static String times(double x) {
+    return x == Math.rint(x) ? String.format(Locale.ROOT, "%.0f", x) : String.format(Locale.ROOT, "%.1f", x);
   }
 
   /** {@code path} relative to the working directory when it is inside it (shorter commands to copy). */

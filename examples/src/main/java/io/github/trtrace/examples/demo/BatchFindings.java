@@ -42,9 +42,13 @@ final class BatchFindings {
   static final int MIN_COUNT = 3;
   /**
    * A victim's CPU-time TPOT (mean CPU ms of its decode steps) is at least this many times what its decode
-   * steps without another request's prefill cost ({@link #baselineCpuMs}).
+   * steps without another request's prefill cost ({@link #baselineCpuMs}). 1.5, not 2: on the GPU, since a mixed
+   * step runs in passes (decode rows no longer padded to the chunk), a step beside a prefill costs a median 2.4 to
+   * 2.5 times one without, and the most-slowed request's TPOT came out 1.99, 2.64 and 2.93 times its baseline in
+   * three runs (GPU-RESULTS.md, "Runs 35 to 38"): at 2 the finding appeared or not by a hair. A 1.5 times TPOT is
+   * what a user notices, and {@link #VICTIM_STEP} still asks that the steps beside a prefill be what slowed it.
    */
-  static final double VICTIM_TPOT = 2;
+  static final double VICTIM_TPOT = 1.5;
   /** And its decode steps beside a prefill cost at least this many times that too. */
   static final double VICTIM_STEP = 2;
   /** Decode steps a request needs at least to be judged (its TPOT is a mean over them). */

@@ -87,7 +87,7 @@ class AnalysisTest {
     assertThat(f.knee().tokens()).isBetween(1150.0, 1450.0);
     assertThat(text).contains(String.format(Locale.ROOT, "compute per token rises past a knee at %,.0f input tokens",
         f.knee().tokens()), "gpu_ms_method weighted", "trtrace stats' wall-clock fit",
-        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 2x or more what their"
+        "3. Long prompts arriving while others decode inflate their TPOT: 3 requests had a TPOT 1.5x or more what their"
             + " decode-only steps cost, because other requests' prefill shared their steps",
         "a decode step that also ran another request's prefill cost a median 30.0x the CPU time of one without",
         "victim api-b-5: 9 of its 31 decode steps ran beside a prefill, 30.0 ms CPU each against 1.0 ms; TPOT 9.4 ms"
@@ -163,7 +163,7 @@ class AnalysisTest {
     assertThat(with.medianCpuTpotMs()).isEqualTo(without.medianCpuTpotMs());
     String text = print(recorded).replace(Analysis.display(recorded), "LOG");
     assertThat(text).isEqualTo(print(plain).replace(Analysis.display(plain), "LOG"))
-        .contains("3 requests had a TPOT 2x or more what their decode-only steps cost");
+        .contains("3 requests had a TPOT 1.5x or more what their decode-only steps cost");
   }
 
   /** One {@code kernels} line as trace-core's launch log writes it: a gemm kernel and a copy of one launch. */
