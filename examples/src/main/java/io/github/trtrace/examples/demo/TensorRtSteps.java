@@ -420,9 +420,6 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
 
   /** The passes' inputs to the device, each at its place, on the copy stream; waits. */
   private void stage(List<StepPlan.Pass> passes, List<At> at) {
-    long tokens = 0;
-    long cm = 0;
-    long sm = 0;
     for (int i = 0; i < passes.size(); i++) {
       BatchLayout l = passes.get(i).layout();
       At a = at.get(i);
@@ -431,10 +428,13 @@ final class TensorRtSteps implements StepModel, AutoCloseable {
       hostPositions.position(a.tokens()).put(l.positions(), 0, n);
       hostCacheMask.position(a.cacheMask()).put(l.cacheMask(), 0, l.cacheMask().length);
       hostStepMask.position(a.stepMask()).put(l.stepMask(), 0, l.stepMask().length);
-      tokens = a.tokens() + n;
-      cm = a.cacheMask() + l.cacheMask().length;
-      sm = a.stepMask() + l.stepMask().length;
     }
+    // the places follow one another: the staged data ends where the last pass's does
+    BatchLayout last = passes.get(passes.size() - 1).layout();
+    At end = at.get(at.size() - 1);
+    long tokens = end.tokens() + (long) last.rows() * last.step();
+    long cm = end.cacheMask() + last.cacheMask().length;
+    long sm = end.stepMask() + last.stepMask().length;
     hostIds.position(0);
     hostPositions.position(0);
     hostCacheMask.position(0);
