@@ -228,7 +228,8 @@ final class LaunchProfile {
    * {@code -Dtrtrace.profile.pairsOnly=true}: launch-by-launch pairs only (no blocks, no sampling), each against
    * "raw + CUDA events", which times the launch as the engine does: the A/A null first, then each part a slot adds
    * on its own (TensorRT's user-managed activation memory; an error recorder attached and drained), the traced
-   * engine with the default policy's slots and with profilable ones, and full tracing.
+   * engine with the default policy's slots and with profilable ones, and full tracing; then full tracing against noop
+   * and against a raw launch with no events.
    */
   private static void pairs(StringBuilder out, int b, Map<String, BatchedChecks.Launch> modes, BatchRows rows,
       CudaStream stream, GpuTimer timer, IExecutionContext rawUser, IExecutionContext rawRecorded,
@@ -259,6 +260,8 @@ final class LaunchProfile {
     }
     out.append(alternating(modes.get("traced, noop tracer"), modes.get("traced, full tracing"), "traced, noop tracer",
         "traced, full tracing"));
+    // the goal as it is put: full tracing against a raw context with no timing at all
+    out.append(alternating(modes.get("raw"), modes.get("traced, full tracing"), "raw", "traced, full tracing"));
   }
 
   /** {@link #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
