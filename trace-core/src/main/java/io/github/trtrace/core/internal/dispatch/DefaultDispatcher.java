@@ -78,8 +78,7 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
     }
     this.queues = new DispatchQueues(b.queueCapacity, b.reservedCapacity);
     this.worker = new DispatchWorker(this, sinks, queues, drops, b);
-    int wakeThreshold = Math.max(1, Math.min(b.batchSize, b.queueCapacity) / 2);
-    this.offers = new OfferPath(queues, drops, worker, b.policy, b.blockTimeout.toNanos(), wakeThreshold);
+    this.offers = new OfferPath(queues, drops, worker, b.policy, b.blockTimeout.toNanos(), worker.wakeThreshold);
     this.closeTimeout = b.closeTimeout;
     this.shutdownDrainNanos = saturatedNanos(b.shutdownDrain);
     this.inFlight = b.inFlight;
@@ -285,6 +284,11 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
   }
 
   /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
+  /** Times a caller unparked the parked worker (half a batch waiting, or a BLOCK wait). */
+  long callerWakes() {
+    return worker.callerWakes();
+  }
+
   long workerErrors() {
     return worker.workerErrors();
   }

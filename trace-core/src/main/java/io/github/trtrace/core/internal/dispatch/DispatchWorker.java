@@ -39,6 +39,8 @@ final class DispatchWorker {
   private static final Logger LOG = DefaultDispatcher.LOG;
   private static final long DROP_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final long STUCK_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /** The shortest paced park: below this the timer's slack decides anyway. */
+  private static final long MIN_PACED_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
   /** How often a wait for a busy sink looks whether close has begun. */
   private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -52,6 +54,15 @@ final class DispatchWorker {
   private final long exportTimeoutNanos;
   private final Duration closeTimeout;
   final DispatcherThread thread;
+
+  /** Queued records at which a caller wakes the parked worker: half a batch (or of the queue, if smaller). */
+  final int wakeThreshold;
+  /** Records the worker aims to find when it wakes by itself under steady traffic: half the callers' threshold. */
+  private final int pacedTarget;
+  /** Worker only: when the current paced interval began (the previous park), and the records taken since. */
+  private long pacedSince = System.nanoTime();
+  private long takenSince;
+  private final LongAdder callerWakes = new LongAdder();
 
   private final AtomicBoolean parked = new AtomicBoolean();
   private final ConcurrentLinkedQueue<CompletableFuture<Void>> flushRequests =
@@ -85,6 +96,8 @@ final class DispatchWorker {
     this.batchSize = b.batchSize;
     this.flushIntervalNanos = b.flushInterval.toNanos();
     this.maxWriteDelayNanos = b.maxWriteDelay.toNanos();
+    this.wakeThreshold = Math.max(1, Math.min(b.batchSize, b.queueCapacity) / 2);
+    this.pacedTarget = Math.max(1, wakeThreshold / 2);
     this.exportTimeoutNanos = b.exportTimeout.toNanos();
     this.closeTimeout = b.closeTimeout;
     this.thread = new DispatcherThread(this::runWorker, Dispatcher.THREAD_NAME);
@@ -93,8 +106,13 @@ final class DispatchWorker {
   /** Unparks the worker if it has announced that it parks (producers, when half a batch waits). */
   void wake() {
     if (parked.get() && parked.compareAndSet(true, false)) {
+      callerWakes.increment();
       LockSupport.unpark(thread);
     }
+  }
+
+  long callerWakes() {
+    return callerWakes.sum();
   }
 
   void unpark() {
@@ -141,6 +159,7 @@ final class DispatchWorker {
           if (n > 0) {
             dispatch(batch);
             dirty = true;
+            takenSince += n;
           }
           long now = System.nanoTime();
           if (dirty && now - lastFlush >= flushIntervalNanos) {
@@ -155,7 +174,8 @@ final class DispatchWorker {
           if (!ready) {
             LockSupport.parkNanos(this, STUCK_POLL_NANOS);
           } else if (n == 0) {
-            park(dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos);
+            long delay = dirty ? Math.min(maxWriteDelayNanos, flushIntervalNanos - (now - lastFlush)) : maxWriteDelayNanos;
+            park(Math.min(delay, pacedDelay(now)));
           }
         } catch (OutOfMemoryError | StackOverflowError e) {
           survive(e, batch);
@@ -227,6 +247,30 @@ final class DispatchWorker {
   /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
   long workerErrors() {
     return workerErrors.sum();
+  }
+
+  /**
+   * How long to park so that, at the rate records came since the previous park, the worker wakes by itself
+   * with about a quarter of a batch waiting ({@link #pacedTarget}), before callers reach their wake threshold;
+   * {@code Long.MAX_VALUE} when none came (an idle worker keeps the max write delay). Callers still wake it
+   * when a burst outruns the estimate.
+   *
+   * <p>Why: a caller's wake-up is a system call inside the traced call, and on a machine with few cores the
+   * woken worker (then the sink thread, with a quarter to half a batch to write) can take that caller's core
+   * before the call returns. At 20,000 requests/s on two producer threads with the default 20 ms delay, callers
+   * woke the worker every 12.8 ms and the call's p99.9 was 143-186 µs; with the worker waking on its own timer
+   * (a 10 ms or shorter delay) it was 22-33 µs (BENCHMARKS.md, "The far tail at 20,000/s: the callers'
+   * wake-ups").
+   */
+  private long pacedDelay(long now) {
+    long elapsed = now - pacedSince;
+    long taken = takenSince;
+    pacedSince = now;
+    takenSince = 0;
+    if (taken == 0 || elapsed <= 0) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(MIN_PACED_NANOS, (long) ((double) elapsed * pacedTarget / taken));
   }
 
   private void park(long nanos) {
