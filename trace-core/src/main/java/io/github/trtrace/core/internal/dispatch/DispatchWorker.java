@@ -23,9 +23,10 @@ import org.slf4j.Logger;
  * close drains what it can before the deadline and closes the sinks.
  *
  * <p>Hand-off from callers: the idle worker parks for at most the max write delay and then drains
- * what arrived. Producers unpark it early ({@link #wake()}) only when half a batch is waiting and it
- * has announced that it is about to park ({@code parked}); the worker re-checks for work after
- * announcing, so a wake-up is never lost and a busy worker is never unparked.
+ * what arrived; under steady traffic it parks for less, paced to the arrival rate ({@link #pacedDelay}),
+ * so that it finds about a quarter of a batch. Producers unpark it early ({@link #wake()}) only when half
+ * a batch is waiting and it has announced that it is about to park ({@code parked}); the worker re-checks
+ * for work after announcing, so a wake-up is never lost and a busy worker is never unparked.
  *
  * <p>The worker waits at most the export timeout (measured from the start of the sink's current call)
  * for a sink with no room; a sink still busy after that misses the batch, counted as {@code lostStuck}

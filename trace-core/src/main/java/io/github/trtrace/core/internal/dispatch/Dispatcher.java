@@ -22,8 +22,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The caller of {@link #offer} does no I/O, takes no lock and allocates nothing; it never waits
  * longer than the block timeout. It does not wake the worker for every record either (a wake-up is a
- * system call): the worker wakes by itself every {@link Builder#maxWriteDelay max write delay}, and
- * callers wake it early only once half a batch is waiting. A sink that throws is counted and
+ * system call): the worker wakes by itself, every {@link Builder#maxWriteDelay max write delay} when
+ * idle and sooner under steady traffic (paced to find about a quarter of a batch), and callers wake it
+ * early only once half a batch is waiting (a burst). A sink that throws is counted and
  * skipped for that batch; a sink that has not returned within the {@link Builder#exportTimeout export
  * timeout} misses batches until it returns (counted); the other sinks still receive every batch.
  * Sinks may record (offer) themselves: such re-entrant offers never wait, they are dropped and
