@@ -283,12 +283,12 @@ final class DefaultDispatcher implements Dispatcher, PendingOffer {
         Collections.unmodifiableMap(perSink));
   }
 
-  /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
-  /** Times a caller unparked the parked worker (half a batch waiting, or a BLOCK wait). */
+  /** Times a caller unparked the parked worker (half a batch waiting, or a BLOCK wait; for tests). */
   long callerWakes() {
     return worker.callerWakes();
   }
 
+  /** OutOfMemoryErrors and StackOverflowErrors the worker survived (for tests). */
   long workerErrors() {
     return worker.workerErrors();
   }

@@ -259,7 +259,7 @@ final class DispatchWorker {
    * <p>Why: a caller's wake-up is a system call inside the traced call, and on a machine with few cores the
    * woken worker (then the sink thread, with a quarter to half a batch to write) can take that caller's core
    * before the call returns. At 20,000 requests/s on two producer threads with the default 20 ms delay, callers
-   * woke the worker every 12.8 ms and the call's p99.9 was 143-186 µs; with the worker waking on its own timer
+   * woke the worker every 12.8 ms and the call's p99.9 was 140-189 µs; with the worker waking on its own timer
    * (a 10 ms or shorter delay) it was 22-33 µs (BENCHMARKS.md, "The far tail at 20,000/s: the callers'
    * wake-ups").
    */
