@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.bytedeco.cuda.cudart.CUevent_st;
+import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.tensorrt.nvinfer.ICudaEngine;
 import org.bytedeco.tensorrt.global.nvinfer;
 import org.bytedeco.tensorrt.nvinfer.IExecutionContext;
@@ -137,6 +139,19 @@ final class LaunchProfile {
           });
           modes.put("traced, noop tracer", shared(noop, traced, rows, b));
           modes.put("traced, full tracing", shared(full, traced, rows, b));
+          // -Dtrtrace.profile.events=true: the event calls' host costs and the event pair part by part, then the rest;
+          // =calls: the host costs only
+          String events = System.getProperty("trtrace.profile.events", "");
+          if (events.equals("calls")) {
+            out.append(eventCallCosts(stream, timer));
+            break;
+          }
+          if (events.equals("true")) {
+            if (b == 1) {
+              out.append(eventCallCosts(stream, timer));
+            }
+            eventAnatomy(out, b, rows, raw, stream);
+          }
           if (pairsOnly) {
             pairs(out, b, modes, rows, stream, timer, rawUser, rawRecorded, recorder, shared(noop, profilable, rows, b));
             continue;
@@ -262,6 +277,183 @@ final class LaunchProfile {
         "traced, full tracing"));
     // the goal as it is put: full tracing against a raw context with no timing at all
     out.append(alternating(modes.get("raw"), modes.get("traced, full tracing"), "raw", "traced, full tracing"));
+  }
+
+  /**
+   * {@code -Dtrtrace.profile.events=true}: what the CUDA event pair costs a launch, part by part, each part against a
+   * raw launch in alternating pairs: the start event alone (recorded before the enqueue, so its host call delays the
+   * first kernel), the stop event alone (recorded after the enqueue, while the device may still be busy), both, both
+   * with the elapsed time read (as {@link GpuTimer} does), the same through the driver API ({@code cuEventRecord},
+   * {@code cuEventElapsedTime} into native memory); then three calibrations, 5 us of host work before the enqueue,
+   * after it (before the wait) and after the wait, which show where host work costs a launch its full time and where
+   * the device's remaining work hides it.
+   */
+  private static void eventAnatomy(StringBuilder out, int b, BatchRows rows, IExecutionContext raw, CudaStream stream)
+      throws Exception {
+    CUevent_st e0 = new CUevent_st();
+    CUevent_st e1 = new CUevent_st();
+    check(cudart.cudaEventCreate(e0), "cudaEventCreate");
+    check(cudart.cudaEventCreate(e1), "cudaEventCreate");
+    float[] ms = new float[1];
+    org.bytedeco.javacpp.FloatPointer nativeMs = new org.bytedeco.javacpp.FloatPointer(1);
+    try {
+      Map<String, BatchedChecks.Launch> modes = new LinkedHashMap<>();
+      BatchedChecks.Launch plain = () -> {
+        rows.bind(raw);
+        enqueue(raw, stream);
+        stream.synchronize();
+      };
+      modes.put("raw + start event", () -> {
+        rows.bind(raw);
+        check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord");
+        enqueue(raw, stream);
+        stream.synchronize();
+      });
+      modes.put("raw + stop event", () -> {
+        rows.bind(raw);
+        enqueue(raw, stream);
+        check(cudart.cudaEventRecord(e1, stream.handle()), "cudaEventRecord");
+        stream.synchronize();
+      });
+      modes.put("raw + both events", () -> {
+        rows.bind(raw);
+        check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord");
+        enqueue(raw, stream);
+        check(cudart.cudaEventRecord(e1, stream.handle()), "cudaEventRecord");
+        stream.synchronize();
+      });
+      modes.put("raw + both + elapsed (runtime API)", () -> {
+        rows.bind(raw);
+        check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord");
+        enqueue(raw, stream);
+        check(cudart.cudaEventRecord(e1, stream.handle()), "cudaEventRecord");
+        stream.synchronize();
+        check(cudart.cudaEventElapsedTime(ms, e0, e1), "cudaEventElapsedTime");
+      });
+      modes.put("raw + both + elapsed (driver API)", () -> {
+        rows.bind(raw);
+        check(cudart.cuEventRecord(e0, stream.handle()), "cuEventRecord");
+        enqueue(raw, stream);
+        check(cudart.cuEventRecord(e1, stream.handle()), "cuEventRecord");
+        stream.synchronize();
+        check(cudart.cuEventElapsedTime(nativeMs, e0, e1), "cuEventElapsedTime");
+      });
+      modes.put("raw + 5 us host work before enqueue", () -> {
+        rows.bind(raw);
+        spin(5_000);
+        enqueue(raw, stream);
+        stream.synchronize();
+      });
+      modes.put("raw + 5 us host work after enqueue", () -> {
+        rows.bind(raw);
+        enqueue(raw, stream);
+        spin(5_000);
+        stream.synchronize();
+      });
+      modes.put("raw + 5 us host work after the wait", () -> {
+        rows.bind(raw);
+        enqueue(raw, stream);
+        stream.synchronize();
+        spin(5_000);
+      });
+      for (BatchedChecks.Launch m : modes.values()) {
+        for (int i = 0; i < 1_000; i++) {
+          m.run();
+        }
+      }
+      out.append(String.format(Locale.ROOT, "B=%d decode (P=128), the event pair part by part, launch by launch:%n", b));
+      for (Map.Entry<String, BatchedChecks.Launch> m : modes.entrySet()) {
+        out.append(alternating(plain, m.getValue(), "raw", m.getKey()));
+      }
+    } finally {
+      nativeMs.close();
+      cudart.cudaEventDestroy(e0);
+      cudart.cudaEventDestroy(e1);
+    }
+  }
+
+  /**
+   * The host cost of each event call on an idle stream, ns per call (median of 20 blocks of 1,000 calls): what the
+   * start event's record adds before the first kernel can be queued, and what reading the elapsed time adds after
+   * the wait.
+   */
+  private static String eventCallCosts(CudaStream stream, GpuTimer timer) throws Exception {
+    CUevent_st e0 = new CUevent_st();
+    CUevent_st e1 = new CUevent_st();
+    check(cudart.cudaEventCreate(e0), "cudaEventCreate");
+    check(cudart.cudaEventCreate(e1), "cudaEventCreate");
+    float[] ms = new float[1];
+    org.bytedeco.javacpp.FloatPointer nativeMs = new org.bytedeco.javacpp.FloatPointer(1);
+    try {
+      check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord");
+      check(cudart.cudaEventRecord(e1, stream.handle()), "cudaEventRecord");
+      stream.synchronize();
+      Map<String, BatchedChecks.Launch> calls = new LinkedHashMap<>();
+      calls.put("cudaEventRecord", () -> check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord"));
+      calls.put("cuEventRecord (driver API)", () -> check(cudart.cuEventRecord(e0, stream.handle()), "cuEventRecord"));
+      calls.put("cudaEventElapsedTime (float[])", () -> check(cudart.cudaEventElapsedTime(ms, e0, e1),
+          "cudaEventElapsedTime"));
+      java.nio.FloatBuffer direct = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder())
+          .asFloatBuffer();
+      calls.put("cudaEventElapsedTime (direct FloatBuffer)", () -> check(cudart.cudaEventElapsedTime(direct, e0, e1),
+          "cudaEventElapsedTime"));
+      calls.put("cuEventElapsedTime (FloatPointer)", () -> check(cudart.cuEventElapsedTime(nativeMs, e0, e1),
+          "cuEventElapsedTime"));
+      calls.put("cudaEventQuery (completed)", () -> check(cudart.cudaEventQuery(e1), "cudaEventQuery"));
+      calls.put("cudaStreamSynchronize (idle stream)", stream::synchronize);
+      calls.put("GpuTimer: start, stop, synchronize, elapsedMsCompleted", () -> {
+        timer.start();
+        timer.stop();
+        stream.synchronize();
+        timer.elapsedMsCompleted();
+      });
+      StringBuilder out = new StringBuilder("host cost per call on an idle stream (median of 20 blocks x 1,000), ns:\n");
+      for (Map.Entry<String, BatchedChecks.Launch> c : calls.entrySet()) {
+        long[] blocks = new long[20];
+        for (int round = -3; round < blocks.length; round++) {
+          long t0 = System.nanoTime();
+          for (int i = 0; i < 1_000; i++) {
+            c.getValue().run();
+          }
+          long d = System.nanoTime() - t0;
+          stream.synchronize();
+          // the record calls move the event: keep the pair read by the elapsed calls in order
+          check(cudart.cudaEventRecord(e0, stream.handle()), "cudaEventRecord");
+          check(cudart.cudaEventRecord(e1, stream.handle()), "cudaEventRecord");
+          stream.synchronize();
+          if (round >= 0) {
+            blocks[round] = d;
+          }
+        }
+        java.util.Arrays.sort(blocks);
+        out.append(String.format(Locale.ROOT, "  %-40s %8.0f%n", c.getKey(), blocks[blocks.length / 2] / 1_000.0));
+      }
+      return out.toString();
+    } finally {
+      nativeMs.close();
+      cudart.cudaEventDestroy(e0);
+      cudart.cudaEventDestroy(e1);
+    }
+  }
+
+  private static void enqueue(IExecutionContext ctx, CudaStream stream) throws GpuCheck.Fail {
+    if (!ctx.enqueueV3(stream.handle())) {
+      throw new GpuCheck.Fail("enqueueV3 refused");
+    }
+  }
+
+  private static void check(int rc, String call) throws GpuCheck.Fail {
+    if (rc != 0) {
+      throw new GpuCheck.Fail(call + " returned " + rc);
+    }
+  }
+
+  /** Busy host work for {@code nanos}. */
+  private static void spin(long nanos) {
+    long end = System.nanoTime() + nanos;
+    while (System.nanoTime() - end < 0) {
+      Thread.onSpinWait();
+    }
   }
 
   /** {@link #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
