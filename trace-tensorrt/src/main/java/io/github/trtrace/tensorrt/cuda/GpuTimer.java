@@ -33,7 +33,7 @@ public final class GpuTimer implements AutoCloseable {
   /**
    * Where {@code cudaEventElapsedTime} writes: a direct buffer, which the binding passes by its address; a
    * {@code float[]} is copied in and out by JNI on every call. The read is on the path of every timed launch, after
-   * its wait: 644 ns with a {@code float[]}, 576 ns into a direct buffer (an H100, GPU-RESULTS.md "Runs 43 and 44").
+   * its wait: 644 ns with a {@code float[]}, 576 ns into a direct buffer (an H100, GPU-RESULTS.md "Runs 43 to 45").
    */
   private final FloatBuffer ms = ByteBuffer.allocateDirect(Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer();
   private final AtomicBoolean closed = new AtomicBoolean();

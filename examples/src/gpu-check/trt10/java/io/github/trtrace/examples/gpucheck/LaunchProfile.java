@@ -141,6 +141,10 @@ final class LaunchProfile {
           modes.put("traced, full tracing", shared(full, traced, rows, b));
           // -Dtrtrace.profile.events=true: the event calls' host costs and the event pair part by part, then the rest;
           // =calls: the host costs only
+          if (Boolean.getBoolean("trtrace.profile.tail")) {
+            out.append(tail(b, traced, rows, records, noop));
+            continue;
+          }
           String events = System.getProperty("trtrace.profile.events", "");
           if (events.equals("calls")) {
             out.append(eventCallCosts(stream, timer));
@@ -453,6 +457,154 @@ final class LaunchProfile {
     long end = System.nanoTime() + nanos;
     while (System.nanoTime() - end < 0) {
       Thread.onSpinWait();
+    }
+  }
+
+  /**
+   * {@code -Dtrtrace.profile.tail=true}: where full tracing's p99 over the noop tracer comes from (runs 39, 43, 44:
+   * +1 to +25 % at B = 1 against +2 to +3 % for the noop tracer over raw + events). Each mode against the noop
+   * tracer in alternating pairs, each launch's time kept with whether that step closed and started its members (every
+   * 32 steps, as {@link #shared}): full tracing as the pairs run it; the same with the members' close and start
+   * taken out of the timed launch; records to a file without the launch log; records discarded, no launch log.
+   */
+  private static String tail(int b, TracedEngine traced, BatchRows rows, Path records, InferenceTracer noop)
+      throws Exception {
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+        "B=%d decode (P=128), full tracing's tail against the noop tracer, launch by launch:%n", b));
+    io.github.trtrace.core.sink.RecordSink discard = new io.github.trtrace.core.sink.RecordSink() {
+      @Override
+      public String name() {
+        return "discard";
+      }
+
+      @Override
+      public void write(List<io.github.trtrace.core.InferenceRecord> batch) {}
+
+      @Override
+      public void close() {}
+    };
+    try (InferenceTracer full = InferenceTracer.builder().jsonLinesFile(records.resolve("tail-records-B" + b + ".jsonl"))
+            .launchLog(records.resolve("tail-launches-B" + b + ".jsonl")).build();
+        InferenceTracer fileOnly = InferenceTracer.builder()
+            .jsonLinesFile(records.resolve("tail-records-only-B" + b + ".jsonl")).build();
+        InferenceTracer discarding = InferenceTracer.builder().sink(discard).build()) {
+      Step base = new Step(noop, traced, rows, b, true);
+      Map<String, Step> modes = new LinkedHashMap<>();
+      modes.put("full (file records + launch log)", new Step(full, traced, rows, b, true));
+      modes.put("full, members' close/start untimed", new Step(full, traced, rows, b, false));
+      modes.put("file records, no launch log", new Step(fileOnly, traced, rows, b, true));
+      modes.put("records discarded, no launch log", new Step(discarding, traced, rows, b, true));
+      for (int i = 0; i < 2_000; i++) {
+        base.run();
+        for (Step m : modes.values()) {
+          m.run();
+        }
+      }
+      for (Map.Entry<String, Step> m : modes.entrySet()) {
+        long[] ta = new long[PAIRS];
+        long[] tb = new long[PAIRS];
+        boolean[] closing = new boolean[PAIRS];
+        for (int i = 0; i < PAIRS; i++) {
+          boolean baseFirst = i % 2 == 0;
+          for (int k = 0; k < 2; k++) {
+            boolean runBase = (k == 0) == baseFirst;
+            if (runBase) {
+              ta[i] = base.run();
+            } else {
+              tb[i] = m.getValue().run();
+              closing[i] = m.getValue().closedNow;
+            }
+          }
+        }
+        long[] sa = ta.clone();
+        long[] sb = tb.clone();
+        java.util.Arrays.sort(sa);
+        java.util.Arrays.sort(sb);
+        long baseP99 = sa[PAIRS * 99 / 100];
+        int over = 0;
+        int overClosing = 0;
+        int closingN = 0;
+        for (int i = 0; i < PAIRS; i++) {
+          closingN += closing[i] ? 1 : 0;
+          if (tb[i] > baseP99 + 50_000) {
+            over++;
+            overClosing += closing[i] ? 1 : 0;
+          }
+        }
+        out.append(String.format(Locale.ROOT, "%-40s / noop: p50 %.4f, p99 %.4f, p99.9 %.4f (us: p50 %.1f / %.1f, p99 %.1f"
+            + " / %.1f, p99.9 %.1f / %.1f); launches over the noop p99 + 50 us: %d, of them closing members: %d (closing"
+            + " steps %d of %d)%n", m.getKey(), (double) sb[PAIRS / 2] / sa[PAIRS / 2],
+            (double) sb[PAIRS * 99 / 100] / sa[PAIRS * 99 / 100], (double) sb[PAIRS * 999 / 1000] / sa[PAIRS * 999 / 1000],
+            sb[PAIRS / 2] / 1e3, sa[PAIRS / 2] / 1e3, sb[PAIRS * 99 / 100] / 1e3, sa[PAIRS * 99 / 100] / 1e3,
+            sb[PAIRS * 999 / 1000] / 1e3, sa[PAIRS * 999 / 1000] / 1e3, over, overClosing, closingN, PAIRS));
+        out.append(String.format(Locale.ROOT, "  %-38s closing steps p50 %.1f p99 %.1f us; other steps p50 %.1f p99 %.1f us%n",
+            "", percentile(tb, closing, true, 50), percentile(tb, closing, true, 99), percentile(tb, closing, false, 50),
+            percentile(tb, closing, false, 99)));
+      }
+    }
+    return out.toString();
+  }
+
+  private static double percentile(long[] t, boolean[] which, boolean want, int pct) {
+    long[] v = java.util.stream.IntStream.range(0, t.length).filter(i -> which[i] == want).mapToLong(i -> t[i]).sorted()
+        .toArray();
+    return v.length == 0 ? Double.NaN : v[Math.min(v.length - 1, v.length * pct / 100)] / 1e3;
+  }
+
+  /** {@link #shared}'s step, timed: the members closed and restarted every 32 steps inside or outside the timing. */
+  private static final class Step {
+    private final InferenceTracer tracer;
+    private final TracedEngine traced;
+    private final BatchRows rows;
+    private final InferenceTrace[] members;
+    private final boolean closeTimed;
+    private int steps;
+    private int generation;
+    boolean closedNow;
+
+    Step(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b, boolean closeTimed) {
+      this.tracer = tracer;
+      this.traced = traced;
+      this.rows = rows;
+      this.members = new InferenceTrace[b];
+      this.closeTimed = closeTimed;
+    }
+
+    private void maintain() {
+      closedNow = steps % 32 == 0;
+      if (closedNow) {
+        for (InferenceTrace t : members) {
+          if (t != null) {
+            t.close();
+          }
+        }
+        for (int i = 0; i < members.length; i++) {
+          members[i] = tracer.start(BatchedChecks.MODEL, "tail-" + generation + "-" + i);
+        }
+        generation++;
+      }
+      steps++;
+    }
+
+    /** One step; its time in ns. */
+    long run() throws Exception {
+      if (!closeTimed) {
+        maintain();
+      }
+      long t0 = System.nanoTime();
+      if (closeTimed) {
+        maintain();
+      }
+      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
+        for (InferenceTrace t : members) {
+          step.decode(t);
+        }
+        traced.launch(step, (ctx, s) -> rows.bind(ctx));
+      }
+      for (InferenceTrace t : members) {
+        t.token();
+      }
+      return System.nanoTime() - t0;
     }
   }
 
