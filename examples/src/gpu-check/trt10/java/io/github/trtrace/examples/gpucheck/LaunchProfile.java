@@ -302,6 +302,7 @@ final class LaunchProfile {
     org.bytedeco.javacpp.FloatPointer nativeMs = new org.bytedeco.javacpp.FloatPointer(1);
     try {
       Map<String, BatchedChecks.Launch> modes = new LinkedHashMap<>();
+      // each mode spelled out as a user would write that launch: no shared helper, no indirection in what is timed
       BatchedChecks.Launch plain = () -> {
         rows.bind(raw);
         enqueue(raw, stream);
@@ -488,12 +489,12 @@ final class LaunchProfile {
         InferenceTracer fileOnly = InferenceTracer.builder()
             .jsonLinesFile(records.resolve("tail-records-only-B" + b + ".jsonl")).build();
         InferenceTracer discarding = InferenceTracer.builder().sink(discard).build()) {
-      Step base = new Step(noop, traced, rows, b, true);
+      Step base = new Step(noop, traced, rows, b, true, "tail-");
       Map<String, Step> modes = new LinkedHashMap<>();
-      modes.put("full (file records + launch log)", new Step(full, traced, rows, b, true));
-      modes.put("full, members' close/start untimed", new Step(full, traced, rows, b, false));
-      modes.put("file records, no launch log", new Step(fileOnly, traced, rows, b, true));
-      modes.put("records discarded, no launch log", new Step(discarding, traced, rows, b, true));
+      modes.put("full (file records + launch log)", new Step(full, traced, rows, b, true, "tail-"));
+      modes.put("full, members' close/start untimed", new Step(full, traced, rows, b, false, "tail-"));
+      modes.put("file records, no launch log", new Step(fileOnly, traced, rows, b, true, "tail-"));
+      modes.put("records discarded, no launch log", new Step(discarding, traced, rows, b, true, "tail-"));
       for (int i = 0; i < 2_000; i++) {
         base.run();
         for (Step m : modes.values()) {
@@ -509,9 +510,9 @@ final class LaunchProfile {
           for (int k = 0; k < 2; k++) {
             boolean runBase = (k == 0) == baseFirst;
             if (runBase) {
-              ta[i] = base.run();
+              ta[i] = base.timed();
             } else {
-              tb[i] = m.getValue().run();
+              tb[i] = m.getValue().timed();
               closing[i] = m.getValue().closedNow;
             }
           }
@@ -551,23 +552,28 @@ final class LaunchProfile {
     return v.length == 0 ? Double.NaN : v[Math.min(v.length - 1, v.length * pct / 100)] / 1e3;
   }
 
-  /** {@link #shared}'s step, timed: the members closed and restarted every 32 steps inside or outside the timing. */
+  /**
+   * One step of B members sharing a launch, timed: every 32 steps the members are closed and new ones started, inside
+   * the timed step (as {@link #shared} runs it) or before it.
+   */
   private static final class Step {
     private final InferenceTracer tracer;
     private final TracedEngine traced;
     private final BatchRows rows;
     private final InferenceTrace[] members;
     private final boolean closeTimed;
+    private final String idPrefix;
     private int steps;
     private int generation;
     boolean closedNow;
 
-    Step(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b, boolean closeTimed) {
+    Step(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b, boolean closeTimed, String idPrefix) {
       this.tracer = tracer;
       this.traced = traced;
       this.rows = rows;
       this.members = new InferenceTrace[b];
       this.closeTimed = closeTimed;
+      this.idPrefix = idPrefix;
     }
 
     private void maintain() {
@@ -579,15 +585,21 @@ final class LaunchProfile {
           }
         }
         for (int i = 0; i < members.length; i++) {
-          members[i] = tracer.start(BatchedChecks.MODEL, "tail-" + generation + "-" + i);
+          members[i] = tracer.start(BatchedChecks.MODEL, idPrefix + generation + "-" + i);
         }
         generation++;
       }
       steps++;
     }
 
-    /** One step; its time in ns. */
-    long run() throws Exception {
+    /** One step, the members' close and start (every 32nd step) included; timed, if at all, by the caller. */
+    void run() throws Exception {
+      maintain();
+      launch();
+    }
+
+    /** One step; its time in ns, the members' close and start inside or before the timed part. */
+    long timed() throws Exception {
       if (!closeTimed) {
         maintain();
       }
@@ -595,6 +607,11 @@ final class LaunchProfile {
       if (closeTimed) {
         maintain();
       }
+      launch();
+      return System.nanoTime() - t0;
+    }
+
+    private void launch() throws Exception {
       try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
         for (InferenceTrace t : members) {
           step.decode(t);
@@ -604,7 +621,6 @@ final class LaunchProfile {
       for (InferenceTrace t : members) {
         t.token();
       }
-      return System.nanoTime() - t0;
     }
   }
 
@@ -694,33 +710,10 @@ final class LaunchProfile {
   }
 
   private static BatchedChecks.Launch shared(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b) {
-    InferenceTrace[] members = new InferenceTrace[b];
-    int[] steps = {0};
-    int[] generation = {0};
-    return () -> {
-      if (steps[0] % 32 == 0) {
-        for (InferenceTrace t : members) {
-          if (t != null) {
-            t.close();
-          }
-        }
-        for (int i = 0; i < members.length; i++) {
-          members[i] = tracer.start(BatchedChecks.MODEL, "prof-" + generation[0] + "-" + i);
-        }
-        generation[0]++;
-      }
-      steps[0]++;
-      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
-        for (InferenceTrace t : members) {
-          step.decode(t);
-        }
-        traced.launch(step, (ctx, s) -> rows.bind(ctx));
-      }
-      for (InferenceTrace t : members) {
-        t.token();
-      }
-    };
+    Step step = new Step(tracer, traced, rows, b, true, "prof-");
+    return step::run;
   }
+
 
   /**
    * Profiles {@value #LAUNCHES} launches of a warm mode on a thread of its own; the share of its samples in each
