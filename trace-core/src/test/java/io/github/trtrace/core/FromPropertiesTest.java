@@ -3,9 +3,13 @@ package io.github.trtrace.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.trtrace.core.sink.RecordSink;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +27,36 @@ class FromPropertiesTest {
     assertThatThrownBy(() -> InferenceTracer.builder().fromProperties(Map.of("trtrace.sample.rate", "2")::get))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("TRTRACE_SAMPLE_RATE (trtrace.sample.rate)=2: must be between 0 and 1");
+  }
+
+  @Test
+  void theBatchSizeBoundsWhatOneSinkWriteGetsFromCodeAndFromTheEnvironment() throws Exception {
+    for (InferenceTracer.Builder builder : List.of(InferenceTracer.builder().batchSize(3),
+        InferenceTracer.builder().fromProperties(Map.of("trtrace.batch.size", " 3 ")::get))) {
+      List<Integer> writes = new CopyOnWriteArrayList<>();
+      try (InferenceTracer tracer = builder.sink(RecordSink.named("sizes", batch -> writes.add(batch.size())))
+          .maxWriteDelay(Duration.ofSeconds(10)).build()) {
+        for (int i = 0; i < 10; i++) {
+          tracer.run("m", t -> { });
+        }
+        tracer.flush().get();
+      }
+      assertThat(writes).allSatisfy(n -> assertThat(n).isBetween(1, 3));
+      assertThat(writes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void aBadBatchSizeSaysWhichSettingAndWhyBeforeAnythingIsApplied() {
+    assertThatThrownBy(() -> InferenceTracer.builder().fromProperties(Map.of("trtrace.batch.size", "lots")::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("TRTRACE_BATCH_SIZE (trtrace.batch.size)=lots: must be an integer");
+    assertThatThrownBy(() -> InferenceTracer.builder().fromProperties(Map.of("trtrace.batch.size", "0")::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("TRTRACE_BATCH_SIZE (trtrace.batch.size)=0: must be between 1 and 1048576");
+    assertThatThrownBy(() -> InferenceTracer.builder().batchSize(1 << 21))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batchSize must be between 1 and 1048576");
   }
 
   @Test

@@ -94,7 +94,8 @@ public interface Dispatcher extends AutoCloseable {
    */
   final class Builder {
     static final int MAX_CAPACITY = 1 << 30;
-    static final int MAX_BATCH_SIZE = 1 << 20;
+    /** The largest {@link #batchSize}. */
+    public static final int MAX_BATCH_SIZE = 1 << 20;
     static final Duration MAX_BLOCK_TIMEOUT = Duration.ofSeconds(10);
     static final Duration MAX_FLUSH_INTERVAL = Duration.ofHours(1);
     static final Duration MAX_CLOSE_TIMEOUT = Duration.ofHours(1);

@@ -257,6 +257,11 @@ public final class TracerFactory {
     return this;
   }
 
+  public TracerFactory batchSize(int size) {
+    dispatcher.batchSize(size);
+    return this;
+  }
+
   public TracerFactory reservedCapacity(int capacity) {
     dispatcher.reservedCapacity(capacity);
     return this;

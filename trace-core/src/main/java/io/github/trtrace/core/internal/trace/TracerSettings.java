@@ -1,6 +1,7 @@
 package io.github.trtrace.core.internal.trace;
 
 import io.github.trtrace.core.InferenceTracer.QueueFullPolicy;
+import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +16,7 @@ public final class TracerSettings {
   public static final String ENV_SLOW_MS = "TRTRACE_SLOW_MS";
   public static final String ENV_QUEUE_SIZE = "TRTRACE_QUEUE_SIZE";
   public static final String ENV_QUEUE_POLICY = "TRTRACE_QUEUE_POLICY";
+  public static final String ENV_BATCH_SIZE = "TRTRACE_BATCH_SIZE";
   public static final String ENV_INPUT_DIGEST = "TRTRACE_INPUT_DIGEST";
   public static final String ENV_SHUTDOWN_DRAIN_MS = "TRTRACE_SHUTDOWN_DRAIN_MS";
 
@@ -39,6 +41,7 @@ public final class TracerSettings {
   private static final Setting SLOW_MS = new Setting("trtrace.slow.ms", ENV_SLOW_MS);
   private static final Setting QUEUE_SIZE =
       new Setting("trtrace.queue.size", ENV_QUEUE_SIZE);
+  private static final Setting BATCH_SIZE = new Setting("trtrace.batch.size", ENV_BATCH_SIZE);
   private static final Setting QUEUE_POLICY =
       new Setting("trtrace.queue.policy", ENV_QUEUE_POLICY);
   private static final Setting INPUT_DIGEST =
@@ -96,6 +99,18 @@ public final class TracerSettings {
         throw invalid(QUEUE_SIZE, size, "must be an integer");
       }
     }
+    String batchValue = value(lookup, BATCH_SIZE);
+    int batch = -1;
+    if (batchValue != null) {
+      try {
+        batch = Integer.parseInt(batchValue);
+      } catch (NumberFormatException e) {
+        throw invalid(BATCH_SIZE, batchValue, "must be an integer");
+      }
+      if (batch < 1 || batch > Dispatcher.Builder.MAX_BATCH_SIZE) {
+        throw invalid(BATCH_SIZE, batchValue, "must be between 1 and " + Dispatcher.Builder.MAX_BATCH_SIZE);
+      }
+    }
     String policyValue = value(lookup, QUEUE_POLICY);
     QueueFullPolicy policy = null;
     if (policyValue != null) {
@@ -137,6 +152,9 @@ public final class TracerSettings {
       } catch (IllegalArgumentException e) {
         throw invalid(QUEUE_SIZE, size, e.getMessage());
       }
+    }
+    if (batchValue != null) {
+      b.batchSize(batch);
     }
     if (policy != null) {
       b.queueFullPolicy(policy);
