@@ -481,6 +481,7 @@ public interface InferenceTracer extends AutoCloseable {
      * {@code trtrace.slow.ms} / {@code TRTRACE_SLOW_MS} (fixed slow threshold),
      * {@code trtrace.queue.size} / {@code TRTRACE_QUEUE_SIZE},
      * {@code trtrace.queue.policy} / {@code TRTRACE_QUEUE_POLICY} ({@code block} or {@code drop}),
+     * {@code trtrace.batch.size} / {@code TRTRACE_BATCH_SIZE} ({@link #batchSize}),
      * {@code trtrace.input.digest} / {@code TRTRACE_INPUT_DIGEST} ({@code true}/{@code false}),
      * {@code trtrace.shutdown.drain.ms} / {@code TRTRACE_SHUTDOWN_DRAIN_MS} ({@link #shutdownDrain}, in ms).
      * Invalid values fail here with a message naming the setting.

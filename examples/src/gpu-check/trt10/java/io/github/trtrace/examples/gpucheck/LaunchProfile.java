@@ -463,7 +463,7 @@ final class LaunchProfile {
 
   /**
    * {@code -Dtrtrace.profile.tail=true}: where full tracing's p99 over the noop tracer comes from (runs 39, 43, 44:
-   * +1 to +25 % at B = 1 against +2 to +3 % for the noop tracer over raw + events). Each mode against the noop
+   * +1 to +23 % at B = 1 against +2 to +3.4 % for the noop tracer over raw + events). Each mode against the noop
    * tracer in alternating pairs, each launch's time kept with whether that step closed and started its members (every
    * 32 steps, as {@link #shared}): full tracing as the pairs run it; the same with the members' close and start
    * taken out of the timed launch; records to a file without the launch log; records discarded, no launch log.
