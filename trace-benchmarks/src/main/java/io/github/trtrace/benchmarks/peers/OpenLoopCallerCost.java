@@ -305,7 +305,9 @@ public final class OpenLoopCallerCost {
    */
   private static Sdk trtrace(java.time.Duration maxWriteDelay) {
     Path dir = WrittenLines.newDirectory("trtrace");
-    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log"));
+    // trtrace.* system properties apply (none by default), e.g. -Dtrtrace.batch.size=128
+    InferenceTracer.Builder b = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log"))
+        .fromProperties(System::getProperty);
     if (maxWriteDelay != null) {
       b.maxWriteDelay(maxWriteDelay);
     }

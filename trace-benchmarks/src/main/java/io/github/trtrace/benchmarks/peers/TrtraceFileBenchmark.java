@@ -52,7 +52,9 @@ public class TrtraceFileBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     dir = WrittenLines.newDirectory("trtrace");
-    tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).build();
+    // trtrace.* system properties of the fork apply (none by default), e.g. -jvmArgsAppend -Dtrtrace.batch.size=256
+    tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).fromProperties(System::getProperty)
+        .build();
   }
 
   @TearDown(Level.Trial)
