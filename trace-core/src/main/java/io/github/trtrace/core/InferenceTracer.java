@@ -379,19 +379,18 @@ public interface InferenceTracer extends AutoCloseable {
     }
 
     /**
-     * The most records the dispatcher hands a sink in one {@code write}, 1 to 2^20 (default 512;
+     * The most records the dispatcher hands a sink in one {@code write}, 1 to 2^20 (default 128;
      * {@code TRTRACE_BATCH_SIZE}). When the sinks fall behind, queue space comes back a batch at a
      * time, so a smaller batch makes callers blocked on a full queue wait less each time and more
-     * often. Measured at saturation on two cores, where callers wait for space nearly all the time,
-     * with batches of 128 instead of 512 while they waited (BENCHMARKS.md, "The far tail at saturation:
-     * an adaptive batch, tried and dropped"): with two producer threads the callers' p99.9
-     * was lower in 10 of 13 rounds (median ratio 0.71) and their p99 5-10x higher; with one thread the
-     * p99.9 was worse in both loaded rounds; records per CPU-second fell under load. The worker also
-     * wakes by itself when about a quarter of a batch has arrived, so smaller batches mean more
+     * often, and larger batches write more records per second. Measured at saturation on two cores
+     * (BENCHMARKS.md, "Batch size"): with 128 the callers' p99.9 was 0.40-0.65x Log4j2's in six
+     * interleaved cells (one and two threads, one round beside a busy loop) and their p99 3.7-161 us;
+     * with 512, 0.26-1.72x and 1.6-4.4 us; sustained throughput 5-10 % lower with 128. The worker
+     * also wakes by itself when about a quarter of a batch has arrived, so smaller batches mean more
      * wake-ups under steady traffic.
      *
      * <pre>{@code
-     * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).batchSize(128).build();
+     * InferenceTracer tracer = InferenceTracer.builder().jsonLinesFile(path).batchSize(512).build();
      * }</pre>
      */
     public Builder batchSize(int size) {
