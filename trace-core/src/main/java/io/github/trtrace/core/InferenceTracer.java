@@ -385,7 +385,7 @@ public interface InferenceTracer extends AutoCloseable {
      * often, and larger batches write more records per second. Measured at saturation on two cores
      * (BENCHMARKS.md, "Batch size"): with 128 the callers' p99.9 was 0.40-0.65x Log4j2's in six
      * interleaved cells (one and two threads, one round beside a busy loop) and their p99 3.7-161 us;
-     * with 512, 0.26-1.72x and 1.6-4.4 us; sustained throughput 5-10 % lower with 128. The worker
+     * with 512, 0.26-1.72x and 1.6-4.4 us; sustained throughput 3-16 % lower with 128. The worker
      * also wakes by itself when about a quarter of a batch has arrived, so smaller batches mean more
      * wake-ups under steady traffic.
      *

@@ -111,8 +111,8 @@ public interface Dispatcher extends AutoCloseable {
     /**
      * 128, not 512 (before 2026-12-06): when the sinks fall behind, queue space comes back a batch at a time, and
      * a blocked caller waits for one batch's write. Measured at saturation (BENCHMARKS.md, "Batch size"): p99.9
-     * 0.40-0.65x Log4j2's with 128 in all six interleaved cells against 0.26-1.72x with 512, for 5-10 % fewer
-     * records per second (still 1.61-2.02x Log4j2's).
+     * 0.40-0.65x Log4j2's with 128 in all six interleaved cells against 0.26-1.72x with 512; records per second
+     * 0.84-0.97x 512's in six paired rounds, 1.37-2.02x Log4j2's in eleven (at or above 1.5x in seven).
      */
     int batchSize = 128;
     Duration flushInterval = Duration.ofSeconds(1);
