@@ -813,52 +813,20 @@ final class BatchedChecks implements AutoCloseable {
 
   /** B traces (a generation of 32 tokens each) riding one shared launch per decode step. */
   private static final class SharedMode extends Mode {
-    private final InferenceTracer tracer;
-    private final TracedEngine traced;
-    private final BatchRows rows;
-    private final InferenceTrace[] members;
-    private int steps;
-    private int generation;
+    private final SharedStep step;
 
     SharedMode(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b) {
-      this.tracer = tracer;
-      this.traced = traced;
-      this.rows = rows;
-      this.members = new InferenceTrace[b];
+      this.step = new SharedStep(tracer, traced, rows, b, true, "ovh-");
     }
 
     @Override
     void once() throws Exception {
-      if (steps % 32 == 0) {
-        closeMembers();
-        for (int i = 0; i < members.length; i++) {
-          members[i] = tracer.start(MODEL, "ovh-" + generation + "-" + i);
-        }
-        generation++;
-      }
-      steps++;
-      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
-        for (InferenceTrace t : members) {
-          step.decode(t);
-        }
-        traced.launch(step, (ctx, stream) -> rows.bind(ctx));
-      }
-      for (InferenceTrace t : members) {
-        t.token();
-      }
-    }
-
-    private void closeMembers() {
-      for (InferenceTrace t : members) {
-        if (t != null) {
-          t.close();
-        }
-      }
+      step.run();
     }
 
     @Override
     public void close() {
-      closeMembers();
+      step.closeMembers();
     }
   }
 

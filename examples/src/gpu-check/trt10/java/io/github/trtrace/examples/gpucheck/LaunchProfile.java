@@ -472,36 +472,26 @@ final class LaunchProfile {
       throws Exception {
     StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
         "B=%d decode (P=128), full tracing's tail against the noop tracer, launch by launch:%n", b));
-    io.github.trtrace.core.sink.RecordSink discard = new io.github.trtrace.core.sink.RecordSink() {
-      @Override
-      public String name() {
-        return "discard";
-      }
-
-      @Override
-      public void write(List<io.github.trtrace.core.InferenceRecord> batch) {}
-
-      @Override
-      public void close() {}
-    };
+    io.github.trtrace.core.sink.RecordSink discard =
+        io.github.trtrace.core.sink.RecordSink.named("discard", batch -> { });
     try (InferenceTracer full = InferenceTracer.builder().jsonLinesFile(records.resolve("tail-records-B" + b + ".jsonl"))
             .launchLog(records.resolve("tail-launches-B" + b + ".jsonl")).build();
         InferenceTracer fileOnly = InferenceTracer.builder()
             .jsonLinesFile(records.resolve("tail-records-only-B" + b + ".jsonl")).build();
         InferenceTracer discarding = InferenceTracer.builder().sink(discard).build()) {
-      Step base = new Step(noop, traced, rows, b, true, "tail-");
-      Map<String, Step> modes = new LinkedHashMap<>();
-      modes.put("full (file records + launch log)", new Step(full, traced, rows, b, true, "tail-"));
-      modes.put("full, members' close/start untimed", new Step(full, traced, rows, b, false, "tail-"));
-      modes.put("file records, no launch log", new Step(fileOnly, traced, rows, b, true, "tail-"));
-      modes.put("records discarded, no launch log", new Step(discarding, traced, rows, b, true, "tail-"));
+      SharedStep base = new SharedStep(noop, traced, rows, b, true, "tail-");
+      Map<String, SharedStep> modes = new LinkedHashMap<>();
+      modes.put("full (file records + launch log)", new SharedStep(full, traced, rows, b, true, "tail-"));
+      modes.put("full, members' close/start untimed", new SharedStep(full, traced, rows, b, false, "tail-"));
+      modes.put("file records, no launch log", new SharedStep(fileOnly, traced, rows, b, true, "tail-"));
+      modes.put("records discarded, no launch log", new SharedStep(discarding, traced, rows, b, true, "tail-"));
       for (int i = 0; i < 2_000; i++) {
         base.run();
-        for (Step m : modes.values()) {
+        for (SharedStep m : modes.values()) {
           m.run();
         }
       }
-      for (Map.Entry<String, Step> m : modes.entrySet()) {
+      for (Map.Entry<String, SharedStep> m : modes.entrySet()) {
         long[] ta = new long[PAIRS];
         long[] tb = new long[PAIRS];
         boolean[] closing = new boolean[PAIRS];
@@ -550,78 +540,6 @@ final class LaunchProfile {
     long[] v = java.util.stream.IntStream.range(0, t.length).filter(i -> which[i] == want).mapToLong(i -> t[i]).sorted()
         .toArray();
     return v.length == 0 ? Double.NaN : v[Math.min(v.length - 1, v.length * pct / 100)] / 1e3;
-  }
-
-  /**
-   * One step of B members sharing a launch, timed: every 32 steps the members are closed and new ones started, inside
-   * the timed step (as {@link #shared} runs it) or before it.
-   */
-  private static final class Step {
-    private final InferenceTracer tracer;
-    private final TracedEngine traced;
-    private final BatchRows rows;
-    private final InferenceTrace[] members;
-    private final boolean closeTimed;
-    private final String idPrefix;
-    private int steps;
-    private int generation;
-    boolean closedNow;
-
-    Step(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b, boolean closeTimed, String idPrefix) {
-      this.tracer = tracer;
-      this.traced = traced;
-      this.rows = rows;
-      this.members = new InferenceTrace[b];
-      this.closeTimed = closeTimed;
-      this.idPrefix = idPrefix;
-    }
-
-    private void maintain() {
-      closedNow = steps % 32 == 0;
-      if (closedNow) {
-        for (InferenceTrace t : members) {
-          if (t != null) {
-            t.close();
-          }
-        }
-        for (int i = 0; i < members.length; i++) {
-          members[i] = tracer.start(BatchedChecks.MODEL, idPrefix + generation + "-" + i);
-        }
-        generation++;
-      }
-      steps++;
-    }
-
-    /** One step, the members' close and start (every 32nd step) included; timed, if at all, by the caller. */
-    void run() throws Exception {
-      maintain();
-      launch();
-    }
-
-    /** One step; its time in ns, the members' close and start inside or before the timed part. */
-    long timed() throws Exception {
-      if (!closeTimed) {
-        maintain();
-      }
-      long t0 = System.nanoTime();
-      if (closeTimed) {
-        maintain();
-      }
-      launch();
-      return System.nanoTime() - t0;
-    }
-
-    private void launch() throws Exception {
-      try (SharedLaunch step = tracer.launch(traced.fingerprint())) {
-        for (InferenceTrace t : members) {
-          step.decode(t);
-        }
-        traced.launch(step, (ctx, s) -> rows.bind(ctx));
-      }
-      for (InferenceTrace t : members) {
-        t.token();
-      }
-    }
   }
 
   /** {@link #PAIRS} launches of each of two modes, one of each in turn (which first alternates); their ratios. */
@@ -710,7 +628,7 @@ final class LaunchProfile {
   }
 
   private static BatchedChecks.Launch shared(InferenceTracer tracer, TracedEngine traced, BatchRows rows, int b) {
-    Step step = new Step(tracer, traced, rows, b, true, "prof-");
+    SharedStep step = new SharedStep(tracer, traced, rows, b, true, "prof-");
     return step::run;
   }
 
