@@ -91,22 +91,11 @@ public final class TracerSettings {
       slowThreshold = Duration.ofNanos(nanos);
     }
     String size = value(lookup, QUEUE_SIZE);
-    int capacity = -1;
-    if (size != null) {
-      try {
-        capacity = Integer.parseInt(size);
-      } catch (NumberFormatException e) {
-        throw invalid(QUEUE_SIZE, size, "must be an integer");
-      }
-    }
+    int capacity = size == null ? -1 : parseInt(QUEUE_SIZE, size);
     String batchValue = value(lookup, BATCH_SIZE);
     int batch = -1;
     if (batchValue != null) {
-      try {
-        batch = Integer.parseInt(batchValue);
-      } catch (NumberFormatException e) {
-        throw invalid(BATCH_SIZE, batchValue, "must be an integer");
-      }
+      batch = parseInt(BATCH_SIZE, batchValue);
       if (batch < 1 || batch > Dispatcher.Builder.MAX_BATCH_SIZE) {
         throw invalid(BATCH_SIZE, batchValue, "must be between 1 and " + Dispatcher.Builder.MAX_BATCH_SIZE);
       }
@@ -177,6 +166,14 @@ public final class TracerSettings {
     }
     v = v.trim();
     return v.isEmpty() ? null : v;
+  }
+
+  private static int parseInt(Setting name, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw invalid(name, value, "must be an integer");
+    }
   }
 
   private static double parseDouble(Setting name, String value) {
