@@ -420,6 +420,9 @@ public final class RecordConvention {
    */
   static String sanitize(String value, int maxLength, boolean escape) {
     int n = value.length();
+    if (n <= maxLength && isPrintableAscii(value, n)) {
+      return value; // the common case, without the per-char widths below (each such char is 1 wide, unchanged)
+    }
     int total = 0; // the sanitised length before any cut
     boolean changed = false;
     for (int i = 0; i < n; i++) {
@@ -462,6 +465,17 @@ public final class RecordConvention {
       sb.append(TRUNCATION_MARKER);
     }
     return sb.toString();
+  }
+
+  /** Whether the first {@code n} chars of {@code s} are all U+0020..U+007E. */
+  private static boolean isPrintableAscii(String s, int n) {
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c >= 0x7F) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** 2 for a valid surrogate pair at {@code i}, else 1. */

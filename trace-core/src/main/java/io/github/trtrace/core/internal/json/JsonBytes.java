@@ -20,6 +20,16 @@ public final class JsonBytes implements JsonOutput {
   private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final byte[] REPLACEMENT_ESCAPE = {'\\', 'u', 'f', 'f', 'f', 'd'};
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+  /** 10^0 .. 10^18: a long's digits counted by comparisons, not divisions. */
+  private static final long[] POWERS_OF_TEN = new long[19];
+
+  static {
+    POWERS_OF_TEN[0] = 1;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+    }
+  }
+
   /** The most bytes one UTF-16 char of a string can become: a backslash-u escape. */
   private static final int MAX_BYTES_PER_CHAR = 6;
 
@@ -29,8 +39,19 @@ public final class JsonBytes implements JsonOutput {
   private final int maxStringLength;
   private final JsonNesting nesting = new JsonNesting();
   private final java.util.IdentityHashMap<String, byte[]> names = new java.util.IdentityHashMap<>();
+  /**
+   * The names of the line before, in the order written, with their encoded forms: the k-th name of a line
+   * is mostly the k-th of the previous one (a record's fields come in one order), found with one comparison
+   * instead of a lookup in {@link #names}. Counted from {@link #reset()}.
+   */
+  private static final int LINE_NAMES = 64;
+  private final String[] lineNames = new String[LINE_NAMES];
+  private final byte[][] lineEncoded = new byte[LINE_NAMES][];
+  private int lineNamesAt;
   private byte[] buf = new byte[1024];
   private int len;
+  /** {@link #writeString}'s copy of the string's chars, reused. */
+  private char[] chars = new char[256];
 
   /**
    * A writer truncating strings longer than {@code maxStringLength} UTF-16 chars, as {@link JsonWriter#create(StringBuilder, int)}.
@@ -45,6 +66,7 @@ public final class JsonBytes implements JsonOutput {
   /** Empties the buffer and forgets any open containers. */
   public JsonBytes reset() {
     len = 0;
+    lineNamesAt = 0;
     nesting.reset();
     return this;
   }
@@ -105,13 +127,29 @@ public final class JsonBytes implements JsonOutput {
     if (nesting.beforeName(name)) {
       put(',');
     }
-    byte[] encoded = names.get(name);
-    if (encoded == null) {
-      int start = len;
-      writeString(name, maxStringLength);
-      put(':');
-      if (names.size() < MAX_CACHED_NAMES) {
-        names.put(name, Arrays.copyOfRange(buf, start, len));
+    int k = lineNamesAt;
+    lineNamesAt = k < LINE_NAMES ? k + 1 : k; // past LINE_NAMES names a line looks them up
+    byte[] encoded;
+    if (k < LINE_NAMES && lineNames[k] == name) {
+      encoded = lineEncoded[k];
+    } else {
+      encoded = names.get(name);
+      if (encoded == null) {
+        int start = len;
+        writeString(name, maxStringLength);
+        put(':');
+        if (names.size() < MAX_CACHED_NAMES) {
+          encoded = Arrays.copyOfRange(buf, start, len);
+          names.put(name, encoded);
+        }
+      } else {
+        ensure(encoded.length);
+        System.arraycopy(encoded, 0, buf, len, encoded.length);
+        len += encoded.length;
+      }
+      if (k < LINE_NAMES) {
+        lineNames[k] = encoded == null ? null : name;
+        lineEncoded[k] = encoded;
       }
       return this;
     }
@@ -189,6 +227,15 @@ public final class JsonBytes implements JsonOutput {
     return this;
   }
 
+  @Override
+  public JsonBytes rawValue(byte[] ascii, int length) {
+    beforeValue();
+    ensure(length);
+    System.arraycopy(ascii, 0, buf, len, length);
+    len += length;
+    return this;
+  }
+
   private void beforeValue() {
     if (nesting.beforeValue()) {
       put(',');
@@ -226,7 +273,7 @@ public final class JsonBytes implements JsonOutput {
       v = -v;
     }
     int digits = 1;
-    for (long t = v; t >= 10; t /= 10) {
+    while (digits < POWERS_OF_TEN.length && v >= POWERS_OF_TEN[digits]) {
       digits++;
     }
     int end = len + digits;
@@ -250,11 +297,22 @@ public final class JsonBytes implements JsonOutput {
     }
     // the worst case of every char (an escape), the quotes and the marker: no check per byte below
     ensure(end * MAX_BYTES_PER_CHAR + 5);
+    // the chars copied out at once: reading a String a char at a time checks its bounds and coder each time
+    char[] cs = chars;
+    if (cs.length < end) {
+      cs = chars = new char[Math.max(end, cs.length * 2)];
+    }
+    s.getChars(0, end, cs, 0);
     byte[] b = buf;
     int j = len;
     b[j++] = '"';
-    for (int i = 0; i < end; i++) {
-      char c = s.charAt(i);
+    int i = 0;
+    // printable ASCII without a quote or backslash, the common case: one byte a char, no escape
+    for (char c; i < end && (c = cs[i]) >= 0x20 && c < 0x7f && c != '"' && c != '\\'; i++) {
+      b[j++] = (byte) c;
+    }
+    for (; i < end; i++) {
+      char c = cs[i];
       if (c >= 0x20 && c < 0x7f) {
         if (c == '"' || c == '\\') {
           b[j++] = '\\';
@@ -269,8 +327,8 @@ public final class JsonBytes implements JsonOutput {
           b[j++] = (byte) (0x80 | ((c >> 6) & 0x3f));
           b[j++] = (byte) (0x80 | (c & 0x3f));
         }
-      } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(s.charAt(i + 1))) {
-        char low = s.charAt(++i);
+      } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(cs[i + 1])) {
+        char low = cs[++i];
         int cp = Character.toCodePoint(c, low);
         if (UnicodeChars.isEscaped(cp)) {
           j = unicodeEscape(b, j, c);

@@ -25,4 +25,7 @@ public interface JsonOutput {
 
   /** Writes {@code json}, printable ASCII already in JSON form (quotes included), as the next value. */
   JsonOutput rawValue(CharSequence json);
+
+  /** {@link #rawValue(CharSequence)} of the first {@code length} bytes of {@code ascii}, one char a byte. */
+  JsonOutput rawValue(byte[] ascii, int length);
 }

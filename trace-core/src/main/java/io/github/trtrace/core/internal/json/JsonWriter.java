@@ -204,6 +204,15 @@ public final class JsonWriter implements JsonOutput {
     return this;
   }
 
+  @Override
+  public JsonWriter rawValue(byte[] ascii, int length) {
+    beforeValue();
+    for (int i = 0; i < length; i++) {
+      out.append((char) ascii[i]);
+    }
+    return this;
+  }
+
   private void beforeValue() {
     if (nesting.beforeValue()) {
       out.append(',');

@@ -94,8 +94,17 @@ public final class RecordJson {
   /** Writes the convention's fields as JSON members. */
   private static final class Writer implements RecordConvention.FieldVisitor {
     final JsonOutput json;
-    /** The timestamp's text: digits and separators, appended in place and written as ASCII. */
-    private final StringBuilder timestamp = new StringBuilder(32);
+    /**
+     * The timestamp as written, quotes included: {@code "2026-12-06T07:10:00.123456Z"}, ASCII. Records come
+     * with the clock, so consecutive ones mostly share their second: the text up to its {@code '.'} is made
+     * once a second ({@link #stampSecond}) and only the six digits of the microseconds after it each time.
+     */
+    private final byte[] stamp = new byte[32];
+    /** The epoch second whose text {@link #stamp} holds up to {@link #stampFraction}; none at first. */
+    private long stampSecond = Long.MIN_VALUE;
+    /** Where the microseconds' digits go in {@link #stamp}: just after the {@code '.'}. */
+    private int stampFraction;
+    private final StringBuilder secondText = new StringBuilder(32);
 
     Writer(JsonOutput json) {
       this.json = json;
@@ -115,13 +124,28 @@ public final class RecordJson {
 
     @Override
     public void timestamp(String name, Instant value) {
-      // only digits and separators: no escaping and no intermediate String
-      StringBuilder t = timestamp;
-      t.setLength(0);
-      t.append('"');
-      RecordConvention.appendTimestamp(value, t);
-      t.append('"');
-      json.name(name).rawValue(t);
+      Instant t = RecordConvention.timestamp(value); // clamped already when it comes from visit(): the same instance
+      long second = t.getEpochSecond();
+      if (second != stampSecond) {
+        StringBuilder text = secondText;
+        text.setLength(0);
+        text.append('"');
+        RecordConvention.appendTimestamp(Instant.ofEpochSecond(second), text); // ...:SS.000000Z
+        stampFraction = text.length() - 7;
+        for (int i = 0; i < stampFraction; i++) {
+          stamp[i] = (byte) text.charAt(i);
+        }
+        stampSecond = second;
+      }
+      int micros = t.getNano() / 1000;
+      int end = stampFraction + 6;
+      for (int i = end - 1; i >= stampFraction; i--) {
+        stamp[i] = (byte) ('0' + micros % 10);
+        micros /= 10;
+      }
+      stamp[end] = 'Z';
+      stamp[end + 1] = '"';
+      json.name(name).rawValue(stamp, end + 2);
     }
 
     @Override

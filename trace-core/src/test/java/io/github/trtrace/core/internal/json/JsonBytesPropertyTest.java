@@ -36,6 +36,43 @@ class JsonBytesPropertyTest {
     assertThat(Arrays.copyOf(lines.bytes(), lines.length())).isEqualTo(utf8(text));
   }
 
+  /**
+   * The encoder keeps state from line to line (the timestamp's second, the order of the names): a reused
+   * one writes every line of a sequence as a fresh one writes it alone, through seconds that change, stay
+   * or go back, and records whose optional fields come and go; and the timestamp is the convention's text.
+   */
+  @Property(tries = 300)
+  void aReusedEncoderWritesEveryLineAsAFreshOne(
+      @ForAll("recordLists") List<InferenceRecord> records, @ForAll("stamps") List<Instant> stamps) {
+    RecordJson.Utf8Lines reused = new RecordJson.Utf8Lines();
+    for (int i = 0; i < records.size(); i++) {
+      InferenceRecord r = records.get(i).toBuilder().timestamp(stamps.get(i % stamps.size())).build();
+      RecordJson.Utf8Lines fresh = new RecordJson.Utf8Lines();
+      fresh.encode(r);
+      reused.encode(r);
+
+      byte[] line = Arrays.copyOf(reused.bytes(), reused.length());
+      assertThat(line).as("line %d", i).isEqualTo(Arrays.copyOf(fresh.bytes(), fresh.length()));
+      assertThat(new String(line, StandardCharsets.UTF_8))
+          .startsWith("{\"timestamp\":\"" + RecordConvention.formatTimestamp(r.timestamp()) + "\",");
+    }
+  }
+
+  @Provide
+  Arbitrary<List<InferenceRecord>> recordLists() {
+    return records().list().ofMinSize(1).ofMaxSize(10);
+  }
+
+  @Provide
+  Arbitrary<List<Instant>> stamps() {
+    // a few seconds apart at most, so that neighbours often share a second; years 0000 and 9999 at the clamps
+    Arbitrary<Instant> near = Arbitraries.longs().between(1_764_000_000_000_000L, 1_764_000_003_000_000L)
+        .map(us -> Instant.ofEpochSecond(us / 1_000_000, (us % 1_000_000) * 1000 + us % 7));
+    Arbitrary<Instant> far = Arbitraries.of(Instant.ofEpochSecond(-62_167_219_200L), Instant.ofEpochSecond(-62_167_219_201L, 5),
+        Instant.ofEpochSecond(253_402_300_799L, 999_999_999), Instant.ofEpochSecond(253_402_300_800L), Instant.EPOCH);
+    return Arbitraries.frequencyOf(Tuple.of(9, near), Tuple.of(1, far)).list().ofMinSize(1).ofMaxSize(12);
+  }
+
   @Property(tries = 3000)
   void everyValueIsTheUtf8OfJsonWritersText(
       @ForAll("strings") String s,
