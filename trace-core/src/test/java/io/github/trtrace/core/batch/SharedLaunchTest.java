@@ -51,6 +51,40 @@ class SharedLaunchTest {
     }
   }
 
+  /**
+   * Record entries are pooled: the requests after one that rode shared launches reuse its entry, and
+   * none of them may carry its launches, its GPU share or its launches' engine.
+   */
+  @Test
+  void requestsWithoutLaunchesCarryNothingOfAnEarlierMemberWhoseEntryTheyReuse() {
+    try (BatchFixture f = new BatchFixture()) {
+      for (int round = 0; round < 20; round++) {
+        InferenceTrace member = f.tracer.start("m", "member-" + round);
+        try (SharedLaunch l = f.tracer.launch("sha256:e1")) {
+          l.decode(member).gpuMs(3.0);
+        }
+        member.close();
+        f.tracer.flush().join(); // the member's entry is back in the pool
+        for (int i = 0; i < 5; i++) {
+          try (InferenceTrace plain = f.tracer.start("m", "plain-" + round + "-" + i)) {
+            plain.stage(Stage.INFER).close();
+          }
+          f.tracer.flush().join();
+        }
+      }
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(r).hasSize(20 * 6);
+      assertThat(r.get("member-7").batching()).isNotNull();
+      assertThat(r.get("member-7").gpuMs()).isCloseTo(3.0, within(1e-9));
+      assertThat(r.get("member-7").engineFingerprint()).isEqualTo("sha256:e1");
+      assertThat(r.values()).filteredOn(x -> x.requestId().startsWith("plain-")).hasSize(100).allSatisfy(x -> {
+        assertThat(x.batching()).as(x.requestId()).isNull();
+        assertThat(x.gpuMs()).as(x.requestId()).isNaN();
+        assertThat(x.engineFingerprint()).as(x.requestId()).isNull();
+      });
+    }
+  }
+
   @Test
   void membersCarryTheirLaunchesEngineFingerprintUnlessTheyNamedTheirOwn() {
     try (BatchFixture f = new BatchFixture()) {

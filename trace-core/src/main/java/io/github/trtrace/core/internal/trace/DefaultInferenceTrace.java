@@ -369,7 +369,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     if (batch != null && e != null && isLive(gen)) {
       // waits (bounded) for a launch of this request still open on another thread, which needs
       // this trace's monitor to report a failure: so not under the monitor
-      batch.end(services.nanoClock.getAsLong(), e.batch);
+      batch.end(services.nanoClock.getAsLong(), e.batchTally());
     }
   }
 }

@@ -70,7 +70,7 @@ abstract class RecordFillingTrace implements InferenceTrace {
       }
     }
     record.outputTokens = outputTokens >= 0 ? outputTokens : (tokenMarks > 0 ? tokenMarks : -1);
-    record.gpuMs = record.batch.hasShare() ? (Double.isNaN(gpuMs) ? 0 : gpuMs) + record.batch.shareMs() : gpuMs;
+    record.gpuMs = record.withShares(gpuMs);
     record.status = status;
     CharSequence in = input;
     input = null;
