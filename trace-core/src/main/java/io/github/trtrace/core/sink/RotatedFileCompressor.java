@@ -15,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -90,7 +88,9 @@ final class RotatedFileCompressor {
     Path tmp = gz.resolveSibling(gz.getFileName() + ".tmp");
     try {
       try (InputStream in = Files.newInputStream(plain);
-          OutputStream out = fastGzip(Channels.newOutputStream(ChannelOpener.create(tmp, permissions)))) {
+          // gzip at its fastest level, in independent segments (SegmentedGzipOutputStream says why)
+          OutputStream out = new SegmentedGzipOutputStream(
+              Channels.newOutputStream(ChannelOpener.create(tmp, permissions)))) {
         in.transferTo(out);
       }
       Files.move(tmp, gz, StandardCopyOption.REPLACE_EXISTING);
@@ -103,18 +103,5 @@ final class RotatedFileCompressor {
         // nothing more to do: a stray .tmp file is harmless
       }
     }
-  }
-
-  /**
-   * gzip at {@link Deflater#BEST_SPEED}: on JSON Lines records it compresses about 2.4 times faster
-   * than the default level 6 for files about a fifth larger (34:1 against 41:1 on the benchmark's
-   * records), and the compressor shares the cores with the application and the writer.
-   */
-  private static GZIPOutputStream fastGzip(OutputStream out) throws IOException {
-    return new GZIPOutputStream(out, 64 * 1024) {
-      {
-        def.setLevel(Deflater.BEST_SPEED);
-      }
-    };
   }
 }
