@@ -88,9 +88,9 @@ final class RotatedFileCompressor {
     Path tmp = gz.resolveSibling(gz.getFileName() + ".tmp");
     try {
       try (InputStream in = Files.newInputStream(plain);
+          OutputStream file = Channels.newOutputStream(ChannelOpener.create(tmp, permissions));
           // gzip at its fastest level, in independent segments (SegmentedGzipOutputStream says why)
-          OutputStream out = new SegmentedGzipOutputStream(
-              Channels.newOutputStream(ChannelOpener.create(tmp, permissions)))) {
+          OutputStream out = new SegmentedGzipOutputStream(file)) {
         in.transferTo(out);
       }
       Files.move(tmp, gz, StandardCopyOption.REPLACE_EXISTING);

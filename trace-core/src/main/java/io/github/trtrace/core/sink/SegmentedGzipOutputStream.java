@@ -14,11 +14,13 @@ import java.util.zip.Deflater;
  *
  * <p>Why: zlib slides its 32 KiB window once it has taken in about 64 KiB, rewriting its whole hash
  * chain table each time (its {@code slide_hash}); at the fastest level on JSON Lines that was half of
- * the compressor's CPU (an async-profiler profile of a saturated file sink). A segment smaller than that
- * never slides the window, and starting one only clears the hash heads. On the benchmark's records (IDs
- * from a pool, repeated values) compression took 0.69 instead of 1.45 ns a byte for files 35 % larger
- * (48:1 instead of 65:1); on records with random trace and span IDs and UUID request IDs 5.6 instead of
- * 6.3 ns a byte for files 3 % larger (3.8:1 instead of 3.9:1). BENCHMARKS.md has the measurement.
+ * the compressor's CPU (an async-profiler profile of a saturated file sink, on the zlib the JDK bundles).
+ * A full flush leaves nothing for later data to refer back to (zlib clears its hash heads and, its input
+ * consumed, starts again at the window's beginning), so with segments smaller than that the window never
+ * slides; the reset then starts the next segment as a new raw stream. {@code RotatedGzipCost} in
+ * trace-benchmarks: on the benchmarks' records (IDs from a pool, repeated values) 0.59x the CPU a byte for
+ * files 1.33x as large (48:1 instead of 64:1); on records with random trace and span IDs and UUID request IDs
+ * 0.91x for files 1.03x as large (3.7:1 instead of 3.8:1). BENCHMARKS.md has the runs.
  *
  * <p>Not thread-safe; {@link #close()} writes the trailer and closes the underlying stream.
  */
@@ -33,14 +35,25 @@ final class SegmentedGzipOutputStream extends OutputStream {
   private final Deflater deflater = new Deflater(Deflater.BEST_SPEED, true);
   private final CRC32 crc = new CRC32();
   private final byte[] segment = new byte[SEGMENT_BYTES];
-  private final byte[] compressed = new byte[64 * 1024];
+  private final byte[] compressed;
   private int filled;
   private long total;
   private boolean closed;
 
   SegmentedGzipOutputStream(OutputStream out) throws IOException {
+    this(out, 64 * 1024);
+  }
+
+  /** With {@code outputBytes} of room for compressed output per deflate call (tests make it small). */
+  SegmentedGzipOutputStream(OutputStream out, int outputBytes) throws IOException {
     this.out = Objects.requireNonNull(out, "out");
-    out.write(HEADER);
+    this.compressed = new byte[outputBytes];
+    try {
+      out.write(HEADER);
+    } catch (IOException | RuntimeException e) {
+      deflater.end(); // the caller closes out; the deflater's native memory is ours
+      throw e;
+    }
   }
 
   @Override

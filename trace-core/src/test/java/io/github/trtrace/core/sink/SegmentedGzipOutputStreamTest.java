@@ -43,6 +43,39 @@ class SegmentedGzipOutputStreamTest {
     }
   }
 
+  /** Output room smaller than a segment's compressed bytes: every flush needs more than one deflate call. */
+  @ParameterizedTest
+  @ValueSource(ints = {SEGMENT - 1, 3 * SEGMENT + 17})
+  void aFlushThatOutgrowsTheOutputBufferLosesNothing(int size) throws Exception {
+    for (byte[] data : new byte[][] {jsonLines(size), random(size)}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (SegmentedGzipOutputStream g = new SegmentedGzipOutputStream(out, 100)) {
+        g.write(data);
+      }
+
+      assertThat(gunzipJdk(out.toByteArray())).isEqualTo(data);
+      assertThat(gunzipTool(out.toByteArray())).isEqualTo(data);
+    }
+  }
+
+  /**
+   * A segment refers to nothing before it: the second segment opens with a copy of the first one's last
+   * 16 KiB (within deflate's 32 KiB reach), so with history it would shrink by about that much; random
+   * bytes without history cannot shrink at all.
+   */
+  @Test
+  void aSegmentDoesNotReferBackToTheOneBefore() throws IOException {
+    byte[] first = random(SEGMENT);
+    byte[] data = java.util.Arrays.copyOf(first, 2 * SEGMENT);
+    System.arraycopy(first, SEGMENT - 16 * 1024, data, SEGMENT, 16 * 1024);
+    System.arraycopy(random(SEGMENT - 16 * 1024 + 1), 0, data, SEGMENT + 16 * 1024, SEGMENT - 16 * 1024);
+
+    byte[] gz = gzip(data, data.length);
+
+    assertThat(gunzipJdk(gz)).isEqualTo(data);
+    assertThat(gz.length).isGreaterThan(data.length);
+  }
+
   @Test
   void recordsCompressAboutAsWellAsOneDeflateStream() throws IOException {
     byte[] data = jsonLines(8 << 20);
