@@ -199,8 +199,8 @@ public final class RecordConvention {
   public static void visit(InferenceRecord r, FieldVisitor v) {
     boolean escape = !v.escapesInvisible();
     v.timestamp(TIMESTAMP, timestamp(r.timestamp()));
-    v.text(REQUEST_ID, sanitize(r.requestId(), MAX_TEXT_LENGTH, escape));
-    v.text(MODEL_NAME, sanitize(r.modelName(), MAX_TEXT_LENGTH, escape));
+    v.text(REQUEST_ID, TextSanitizer.sanitize(r.requestId(), MAX_TEXT_LENGTH, escape));
+    v.text(MODEL_NAME, TextSanitizer.sanitize(r.modelName(), MAX_TEXT_LENGTH, escape));
     v.text(STATUS, r.status().wireName());
     text(v, ERROR_TYPE, r.errorType(), escape);
     duration(v, LATENCY_MS, r.latencyMs());
@@ -220,7 +220,7 @@ public final class RecordConvention {
     duration(v, GPU_MS, r.gpuMs());
     SharedLaunch.Summary batching = r.batching();
     if (batching != null && batching.shareMethod() != null) {
-      v.text(GPU_MS_METHOD, sanitize(batching.shareMethod(), MAX_TEXT_LENGTH, escape));
+      v.text(GPU_MS_METHOD, TextSanitizer.sanitize(batching.shareMethod(), MAX_TEXT_LENGTH, escape));
     }
     duration(v, DECODE_MS, r.decodeMs());
     duration(v, POSTPROCESS_MS, r.postprocessMs());
@@ -242,7 +242,7 @@ public final class RecordConvention {
     }
     String digest = r.inputDigest();
     if (digest != null) {
-      v.text(INPUT_DIGEST, sanitize(digest, MAX_INPUT_DIGEST_LENGTH, escape));
+      v.text(INPUT_DIGEST, TextSanitizer.sanitize(digest, MAX_INPUT_DIGEST_LENGTH, escape));
     }
     if (!r.outputFlags().isEmpty()) {
       v.flags(OUTPUT_FLAGS, outputFlagNames(r.outputFlags()));
@@ -276,7 +276,7 @@ public final class RecordConvention {
     if (!b.slowedBy().isEmpty()) {
       List<SharedLaunch.Neighbour> clean = new ArrayList<>(b.slowedBy().size());
       for (SharedLaunch.Neighbour n : b.slowedBy()) {
-        String id = sanitize(n.requestId(), MAX_TEXT_LENGTH, escape);
+        String id = TextSanitizer.sanitize(n.requestId(), MAX_TEXT_LENGTH, escape);
         clean.add(n.requestId().equals(id) && n.prefillTokens() >= 0 && n.launches() >= 0
             ? n
             : new SharedLaunch.Neighbour(id, Math.max(0, n.prefillTokens()), Math.max(0, n.launches())));
@@ -409,107 +409,12 @@ public final class RecordConvention {
    * <code>&#92;uHHHH</code>, cut to {@value #MAX_TEXT_LENGTH} chars; the same instance when nothing changes.
    */
   public static String text(String value) {
-    return sanitize(value, MAX_TEXT_LENGTH, true);
-  }
-
-  /**
-   * {@code value} with unpaired surrogates replaced by U+FFFD and, when {@code escape}, every {@link
-   * TracerFactory#isEscaped escaped} code point written as <code>&#92;uHHHH</code> text (a supplementary one as
-   * two such escapes); then cut, at a code-point and escape boundary, to at most {@code maxLength}
-   * chars, the marker included. The same instance when nothing changes.
-   */
-  static String sanitize(String value, int maxLength, boolean escape) {
-    int n = value.length();
-    if (n <= maxLength && isPrintableAscii(value, n)) {
-      return value; // the common case, without the per-char widths below (each such char is 1 wide, unchanged)
-    }
-    int total = 0; // the sanitised length before any cut
-    boolean changed = false;
-    for (int i = 0; i < n; i++) {
-      int width = width(value, i, escape);
-      int units = units(value, i);
-      changed |= width != units || (units == 1 && Character.isSurrogate(value.charAt(i)));
-      total += width;
-      i += units - 1;
-    }
-    if (!changed && total <= maxLength) {
-      return value;
-    }
-    boolean cut = total > maxLength;
-    int room = cut ? maxLength - 1 : total;
-    StringBuilder sb = new StringBuilder(room + 1);
-    for (int i = 0; i < n; i++) {
-      int units = units(value, i);
-      if (sb.length() + width(value, i, escape) > room) {
-        break;
-      }
-      char c = value.charAt(i);
-      if (units == 2) {
-        char low = value.charAt(i + 1);
-        if (escape && TracerFactory.isEscaped(Character.toCodePoint(c, low))) {
-          escape(sb, c);
-          escape(sb, low);
-        } else {
-          sb.append(c).append(low);
-        }
-      } else if (Character.isSurrogate(c)) {
-        sb.append('\uFFFD');
-      } else if (escape && TracerFactory.isEscaped(c)) {
-        escape(sb, c);
-      } else {
-        sb.append(c);
-      }
-      i += units - 1;
-    }
-    if (cut) {
-      sb.append(TRUNCATION_MARKER);
-    }
-    return sb.toString();
-  }
-
-  /** Whether the first {@code n} chars of {@code s} are all U+0020..U+007E. */
-  private static boolean isPrintableAscii(String s, int n) {
-    for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
-      if (c < 0x20 || c >= 0x7F) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** 2 for a valid surrogate pair at {@code i}, else 1. */
-  private static int units(String s, int i) {
-    return Character.isHighSurrogate(s.charAt(i)) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
-        ? 2
-        : 1;
-  }
-
-  /** How many chars the code point (or lone surrogate) at {@code i} takes once sanitised. */
-  private static int width(String s, int i, boolean escape) {
-    char c = s.charAt(i);
-    if (c >= 0x20 && c < 0x7F) {
-      return 1;
-    }
-    if (units(s, i) == 2) {
-      return escape && TracerFactory.isEscaped(Character.toCodePoint(c, s.charAt(i + 1))) ? 12 : 2;
-    }
-    if (Character.isSurrogate(c)) {
-      return 1; // U+FFFD
-    }
-    return escape && TracerFactory.isEscaped(c) ? 6 : 1;
-  }
-
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
-
-  private static void escape(StringBuilder sb, char c) {
-    sb.append('\\').append('u').append(HEX[(c >> 12) & 0xF]).append(HEX[(c >> 8) & 0xF]).append(HEX[(c >> 4) & 0xF])
-        .append(HEX[c & 0xF]);
+    return TextSanitizer.sanitize(value, MAX_TEXT_LENGTH, true);
   }
 
   private static void text(FieldVisitor v, String name, @Nullable String value, boolean escape) {
     if (value != null) {
-      v.text(name, sanitize(value, MAX_TEXT_LENGTH, escape));
+      v.text(name, TextSanitizer.sanitize(value, MAX_TEXT_LENGTH, escape));
     }
   }
 
@@ -553,9 +458,9 @@ public final class RecordConvention {
     List<InferenceRecord.Event> out = null;
     for (int i = 0; i < events.size(); i++) {
       InferenceRecord.Event e = events.get(i);
-      String kind = sanitize(e.kind(), MAX_TEXT_LENGTH, escape);
-      String severity = sanitize(e.severity(), MAX_TEXT_LENGTH, escape);
-      String message = sanitize(e.message(), MAX_TEXT_LENGTH, escape);
+      String kind = TextSanitizer.sanitize(e.kind(), MAX_TEXT_LENGTH, escape);
+      String severity = TextSanitizer.sanitize(e.severity(), MAX_TEXT_LENGTH, escape);
+      String message = TextSanitizer.sanitize(e.message(), MAX_TEXT_LENGTH, escape);
       double offset = e.offsetMs() >= 0 && e.offsetMs() != Double.POSITIVE_INFINITY ? e.offsetMs() : Double.NaN;
       boolean same = kind == e.kind() && severity == e.severity() && message == e.message()
           && Double.compare(offset, e.offsetMs()) == 0;
@@ -573,7 +478,7 @@ public final class RecordConvention {
     List<InferenceRecord.LayerTime> out = null;
     for (int i = 0; i < layers.size(); i++) {
       InferenceRecord.LayerTime l = layers.get(i);
-      String name = sanitize(l.name(), MAX_TEXT_LENGTH, escape);
+      String name = TextSanitizer.sanitize(l.name(), MAX_TEXT_LENGTH, escape);
       double ms = l.ms() >= 0 && l.ms() != Double.POSITIVE_INFINITY ? l.ms() : Double.NaN;
       int invocations = l.invocations() >= 0 ? l.invocations() : -1;
       boolean same = name == l.name() && Double.compare(ms, l.ms()) == 0 && invocations == l.invocations();
@@ -590,8 +495,8 @@ public final class RecordConvention {
   private static Map<String, String> attributes(Map<String, String> attributes, boolean escape) {
     Map<String, String> out = null;
     for (Map.Entry<String, String> e : attributes.entrySet()) {
-      String k = sanitize(e.getKey(), MAX_TEXT_LENGTH, escape);
-      String val = sanitize(e.getValue(), MAX_TEXT_LENGTH, escape);
+      String k = TextSanitizer.sanitize(e.getKey(), MAX_TEXT_LENGTH, escape);
+      String val = TextSanitizer.sanitize(e.getValue(), MAX_TEXT_LENGTH, escape);
       if ((k != e.getKey() || val != e.getValue()) && out == null) {
         out = new LinkedHashMap<>();
         for (Map.Entry<String, String> before : attributes.entrySet()) {
