@@ -129,33 +129,25 @@ public final class JsonBytes implements JsonOutput {
     }
     int k = lineNamesAt;
     lineNamesAt = k < LINE_NAMES ? k + 1 : k; // past LINE_NAMES names a line looks them up
-    byte[] encoded;
-    if (k < LINE_NAMES && lineNames[k] == name) {
-      encoded = lineEncoded[k];
+    boolean sameAsLineBefore = k < LINE_NAMES && lineNames[k] == name;
+    byte[] encoded = sameAsLineBefore ? lineEncoded[k] : names.get(name);
+    if (encoded == null) {
+      int start = len;
+      writeString(name, maxStringLength);
+      put(':');
+      if (names.size() < MAX_CACHED_NAMES) {
+        encoded = Arrays.copyOfRange(buf, start, len);
+        names.put(name, encoded);
+      }
     } else {
-      encoded = names.get(name);
-      if (encoded == null) {
-        int start = len;
-        writeString(name, maxStringLength);
-        put(':');
-        if (names.size() < MAX_CACHED_NAMES) {
-          encoded = Arrays.copyOfRange(buf, start, len);
-          names.put(name, encoded);
-        }
-      } else {
-        ensure(encoded.length);
-        System.arraycopy(encoded, 0, buf, len, encoded.length);
-        len += encoded.length;
-      }
-      if (k < LINE_NAMES) {
-        lineNames[k] = encoded == null ? null : name;
-        lineEncoded[k] = encoded;
-      }
-      return this;
+      ensure(encoded.length);
+      System.arraycopy(encoded, 0, buf, len, encoded.length);
+      len += encoded.length;
     }
-    ensure(encoded.length);
-    System.arraycopy(encoded, 0, buf, len, encoded.length);
-    len += encoded.length;
+    if (k < LINE_NAMES && !sameAsLineBefore) {
+      lineNames[k] = encoded == null ? null : name;
+      lineEncoded[k] = encoded;
+    }
     return this;
   }
 
