@@ -13,6 +13,7 @@ import io.github.trtrace.core.context.RequestContext;
 import io.github.trtrace.core.RecordConvention;
 import io.github.trtrace.core.json.RecordFixtures;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 class SharedLaunchTest {
@@ -354,6 +355,47 @@ class SharedLaunchTest {
       Map<String, InferenceRecord> r = f.byId();
       assertThat(r.get("req-2").batching().launchCount()).isEqualTo(1);
       assertThat(r.get("req-2").gpuMs()).isEqualTo(5.0);
+    }
+  }
+
+  @Test
+  void aSecondCloseWhileTheFirstWaitsForAnOpenLaunchIsMisuseAndLeavesTheEntryAlone() throws Exception {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      CountDownLatch joined = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Thread scheduler = new Thread(() -> {
+        try (SharedLaunch l = f.tracer.launch(null)) {
+          l.decode(a).gpuMs(3);
+          joined.countDown();
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      scheduler.start();
+      joined.await();
+      // the first close waits (up to 200 ms) for the launch that still holds the request
+      Thread first = new Thread(a::close);
+      first.start();
+      while (first.getState() != Thread.State.TIMED_WAITING && first.isAlive()) {
+        Thread.onSpinWait();
+      }
+      // a second close meanwhile is misuse and returns at once. Before the end was claimed it waited
+      // for the launch too and copied the batching figures into the entry itself: into the one the
+      // first close hands off (and the pool gives to another request), and here, waiting out its
+      // 200 ms with the launch held open, it left the record without its launch
+      a.close();
+      boolean firstStillWaiting = first.isAlive();
+      release.countDown();
+      scheduler.join();
+      first.join();
+      assertThat(firstStillWaiting).as("the second close returned while the first still waited").isTrue();
+      assertThat(f.tracer.stats().misuse()).isEqualTo(1);
+      Map<String, InferenceRecord> r = f.byId();
+      assertThat(f.records).hasSize(1);
+      assertThat(r.get("req-a").batching().launchCount()).isEqualTo(1);
+      assertThat(r.get("req-a").gpuMs()).isEqualTo(3.0);
     }
   }
 }

@@ -241,17 +241,15 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     CharSequence in;
     Object[] stillOpen;
     long now;
-    endBatch(gen);
+    MemberState batch = batchState;
+    if (batch != null && !endBatch(batch, gen)) {
+      return;
+    }
     synchronized (this) {
-      if (!isCurrent(gen, "close")) {
-        return;
-      }
-      if (ended) {
-        misuse("trace " + requestId + " ended twice");
+      if (batch == null && !claimEnd(gen)) {
         return;
       }
       ended = true;
-      closing = true;
       now = services.nanoClock.getAsLong();
       record = entry();
       stillOpen = endStages(now, record);
@@ -362,14 +360,39 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     }
   }
 
-  /** Before the end: takes the batching state for good and copies it into the record (outside the monitor). */
-  private void endBatch(int gen) {
-    MemberState batch = batchState;
-    RecordEntry e = entry;
-    if (batch != null && e != null && isLive(gen)) {
-      // waits (bounded) for a launch of this request still open on another thread, which needs
-      // this trace's monitor to report a failure: so not under the monitor
-      batch.end(services.nanoClock.getAsLong(), e.batchTally());
+  /**
+   * Before the end of a request that joined a launch: claims the end ({@link #claimEnd}), then takes the
+   * batching state for good and copies it into the record, outside the monitor. Whether it claimed the end.
+   */
+  private boolean endBatch(MemberState batch, int gen) {
+    RecordEntry e;
+    synchronized (this) {
+      if (!claimEnd(gen)) {
+        return false;
+      }
+      e = entry();
     }
+    // waits (bounded) for a launch of this request still open on another thread, which needs this
+    // trace's monitor to report a failure: so not under the monitor. The claim keeps a second close()
+    // out meanwhile: it would copy into the entry after this one had handed it off (and it recycled).
+    batch.end(services.nanoClock.getAsLong(), e.batchTally());
+    return true;
+  }
+
+  /**
+   * Makes the caller the one close() that ends the current request (under the monitor): false, and
+   * misuse reported, when the holder is stale, the request has ended or another close() has claimed it.
+   * Until the end itself the trace still takes fields, as a failing launch reports its error into it.
+   */
+  private boolean claimEnd(int gen) {
+    if (!isCurrent(gen, "close")) {
+      return false;
+    }
+    if (ended || closing) {
+      misuse("trace " + requestId + " ended twice");
+      return false;
+    }
+    closing = true;
+    return true;
   }
 }
