@@ -207,6 +207,8 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
   /** {@link #event} for a holder of generation {@code gen}. */
   void event(String kind, String severity, String message, int gen) {
     InferenceRecord.Event added;
+    TraceListener.Handle[] hs;
+    int current;
     synchronized (this) {
       if (!isCurrent(gen, "event")
           || isEndedMisuse("event")
@@ -218,10 +220,11 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       double offset = (services.nanoClock.getAsLong() - startNanos) / 1e6;
       added = new InferenceRecord.Event(kind, severity, message, Math.max(0, offset));
       entry().addEvent(added);
+      hs = handles; // with the event added: this trace may serve another request once the monitor is released
+      current = generation;
     }
-    TraceListener.Handle[] hs = handles;
     if (hs != null) {
-      TraceListeners.event(this, hs, added);
+      TraceListeners.event(this, hs, added, current);
     }
   }
 

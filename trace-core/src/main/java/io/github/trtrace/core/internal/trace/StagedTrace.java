@@ -89,6 +89,9 @@ abstract class StagedTrace extends RecordFillingTrace {
     StageHandle opened;
     long now;
     int index;
+    int gen0;
+    TraceListener.Handle[] hs;
+    long epoch;
     synchronized (this) {
       if (!isCurrent(gen, "stage") || isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
@@ -112,10 +115,13 @@ abstract class StagedTrace extends RecordFillingTrace {
       if (handles != null) {
         growStageStates();
       }
+      // read with the stage opened: this trace may serve another request once the monitor is released
+      hs = handles;
+      gen0 = currentGeneration();
+      epoch = epochNanos(now);
     }
-    TraceListener.Handle[] hs = handles;
     if (hs != null) {
-      TraceListeners.stageStarted(this, hs, stage, index, epochNanos(now));
+      TraceListeners.stageStarted(this, hs, stage, index, epoch, gen0);
     }
     return opened;
   }
@@ -140,19 +146,29 @@ abstract class StagedTrace extends RecordFillingTrace {
     return index < 0 || index >= depth || states == null || hs == null ? null : states[index * hs.length + i];
   }
 
-  /** Handle {@code i}'s state for the innermost open stage; null outside any stage. */
-  synchronized @Nullable Object innermostStageState(int i) {
-    return stageState(depth - 1, i);
+  /** {@link #stageState(int, int)} for the request of generation {@code gen}: null once this trace serves another. */
+  synchronized @Nullable Object stageState(int gen, int index, int i) {
+    return gen == currentGeneration() ? stageState(index, i) : null;
   }
 
   /**
-   * Keeps handle {@code i}'s state for {@code stage}, opened at {@code index}; false when that stage is
-   * no longer open there (ended by another thread while the start callbacks ran).
+   * Handle {@code i}'s state for the innermost open stage of generation {@code gen}'s request; null outside
+   * any stage, and once this trace serves another request.
    */
-  synchronized boolean keepStageState(int index, Stage stage, int i, Object state) {
+  synchronized @Nullable Object innermostStageState(int gen, int i) {
+    return gen == currentGeneration() ? stageState(depth - 1, i) : null;
+  }
+
+  /**
+   * Keeps handle {@code i}'s state for {@code stage}, opened at {@code index} by the request of generation
+   * {@code gen}; false when that stage is no longer open there (ended by another thread while the start
+   * callbacks ran) or this trace serves another request now.
+   */
+  synchronized boolean keepStageState(int gen, int index, Stage stage, int i, Object state) {
     Object[] states = stageStates;
     TraceListener.Handle[] hs = handles;
-    if (ended || index >= depth || open[index] != stage.ordinal() || states == null || hs == null) {
+    if (ended || gen != currentGeneration() || index >= depth || open[index] != stage.ordinal()
+        || states == null || hs == null) {
       return false;
     }
     states[index * hs.length + i] = state;
@@ -162,7 +178,8 @@ abstract class StagedTrace extends RecordFillingTrace {
   /** Ends the innermost open occurrence of {@code stage}, for a holder of generation {@code gen}. */
   void endStage(Stage stage, int gen) {
     Object[] ended;
-    long now;
+    long epoch;
+    TraceListener.Handle[] hs;
     synchronized (this) {
       if (!isCurrent(gen, "stage(...).close")) {
         return;
@@ -182,10 +199,14 @@ abstract class StagedTrace extends RecordFillingTrace {
         misuse("stage " + stage + " closed while " + STAGES[open[depth - 1]]
             + " inside it is open (the inner stages end with it) on trace " + requestId);
       }
-      now = services.nanoClock.getAsLong();
+      long now = services.nanoClock.getAsLong();
       ended = popTo(at, now);
+      hs = handles; // with the stages popped: this trace may serve another request once the monitor is released
+      epoch = epochNanos(now);
     }
-    fireStageEnds(ended, now);
+    if (hs != null && ended.length > 0) {
+      TraceListeners.stagesEnded(this, hs, ended, epoch);
+    }
   }
 
   /**

@@ -38,17 +38,17 @@ final class TraceListeners {
    * state it returned for the stage below as parent; what it returns is kept on the trace's stack.
    */
   static void stageStarted(
-      StagedTrace trace, TraceListener.@Nullable Handle[] hs, Stage stage, int index, long epochNanos) {
+      StagedTrace trace, TraceListener.@Nullable Handle[] hs, Stage stage, int index, long epochNanos, int gen) {
     for (int i = 0; i < hs.length; i++) {
       TraceListener.Handle h = hs[i];
       if (h != null) {
         Object state = null;
         try {
-          state = h.onStageStart(stage, trace.stageState(index - 1, i), epochNanos);
+          state = h.onStageStart(stage, trace.stageState(gen, index - 1, i), epochNanos);
         } catch (RuntimeException | LinkageError e) {
           failed(trace, hs, i, "onStageStart", e);
         }
-        if (state != null && !trace.keepStageState(index, stage, i, state)) {
+        if (state != null && !trace.keepStageState(gen, index, stage, i, state)) {
           // ended meanwhile by another thread (concurrent misuse): its end went out without this state
           stageEnded(trace, hs, i, stage, state, trace.epochNanos(trace.services.nanoClock.getAsLong()));
         }
@@ -89,12 +89,12 @@ final class TraceListeners {
   }
 
   /** Each handle's {@code onEvent}, with its state for the innermost open stage. */
-  static void event(StagedTrace trace, TraceListener.@Nullable Handle[] hs, InferenceRecord.Event added) {
+  static void event(StagedTrace trace, TraceListener.@Nullable Handle[] hs, InferenceRecord.Event added, int gen) {
     for (int i = 0; i < hs.length; i++) {
       TraceListener.Handle h = hs[i];
       if (h != null) {
         try {
-          h.onEvent(added, trace.innermostStageState(i));
+          h.onEvent(added, trace.innermostStageState(gen, i));
         } catch (RuntimeException | LinkageError e) {
           failed(trace, hs, i, "onEvent", e);
         }
