@@ -122,7 +122,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
       return -1; // a no-op tracer's trace: nothing to attribute
     }
     MemberState st = m.batchState();
-    if (!st.join(this, startNanos)) {
+    if (!st.join(this, startNanos, m)) {
       if (st.heldBy(this)) {
         return st.row; // already a member (a prefill and a decode row in one step): the same row
       }

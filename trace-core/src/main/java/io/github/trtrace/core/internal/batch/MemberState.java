@@ -76,9 +76,18 @@ public final class MemberState extends BatchTally {
     return h == null || h == ENDED;
   }
 
-  /** Takes the member for {@code launch}; false when it is in another launch, marked, or ended. */
-  boolean join(LaunchImpl launch, long launchStartNanos) {
+  /**
+   * Takes the member for {@code launch}; false when it is in another launch, marked, or ended, or when
+   * {@code member} no longer offers this state: a stale garbage-free handle whose check passed before its
+   * trace went on to serve another request (whose state this is, reset to free). Checked after the take,
+   * which the reset happens-before, and before any figure is changed.
+   */
+  boolean join(LaunchImpl launch, long launchStartNanos, BatchMember member) {
     if (!HOLDER.compareAndSet(this, null, launch)) {
+      return false;
+    }
+    if (member.batchState() != this) {
+      HOLDER.setVolatile(this, null);
       return false;
     }
     if (waitingSince >= 0) {

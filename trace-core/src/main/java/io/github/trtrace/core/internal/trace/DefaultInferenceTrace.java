@@ -298,7 +298,9 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       synchronized (this) {
         b = batchState;
         if (b == null) {
-          b = batchState = new MemberState();
+          // a request that ended (or claimed its end) before any launch or mark takes none from now on, as
+          // one whose end took its state does: its end copied no batching figures (close() read none)
+          b = batchState = ended || closing ? MemberState.endedForGood() : new MemberState();
         }
       }
     }
@@ -333,12 +335,14 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   /** {@link #waitingForSlot()} for a holder of generation {@code gen}. */
   void waitingForSlot(int gen) {
-    synchronized (this) {
+    boolean marked;
+    synchronized (this) { // marked under the monitor: init cannot reset the state for another request in between
       if (!isCurrent(gen, "waitingForSlot") || isEndedMisuse("waitingForSlot")) {
         return;
       }
+      marked = batchState().markSlotWait(services.nanoClock.getAsLong()); // never waits
     }
-    if (!batchState().markSlotWait(services.nanoClock.getAsLong())) {
+    if (!marked) {
       misuse("waitingForSlot() on trace " + requestId + " while it is in an open launch");
     }
   }
@@ -351,12 +355,14 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
 
   /** {@link #preempted(String)} for a holder of generation {@code gen}. */
   void preempted(String reason, int gen) {
-    synchronized (this) {
+    boolean marked;
+    synchronized (this) { // as waitingForSlot
       if (!isCurrent(gen, "preempted") || isEndedMisuse("preempted") || isNullMisuse("preempted", reason)) {
         return;
       }
+      marked = batchState().markPreempted(services.nanoClock.getAsLong());
     }
-    if (batchState().markPreempted(services.nanoClock.getAsLong())) {
+    if (marked) {
       event("preempted", "INFO", reason, gen);
     } else {
       misuse("preempted() on trace " + requestId + " while it is in an open launch");
