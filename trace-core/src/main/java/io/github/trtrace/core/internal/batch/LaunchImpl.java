@@ -16,14 +16,26 @@ import org.jspecify.annotations.Nullable;
  */
 final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   static final int TOP_PREFILL = BatchTally.NEIGHBOURS;
+  private static final java.lang.invoke.VarHandle CLOSING;
+
+  static {
+    try {
+      CLOSING = java.lang.invoke.MethodHandles.lookup().findVarHandle(LaunchImpl.class, "closing", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Claimed by the one close() of this use (compare-and-set): a concurrent second one returns at once. */
+  @SuppressWarnings("unused") // through CLOSING
+  private volatile boolean closing;
   private static final int MAX_EVENTS = 8;
 
   final Launches owner;
   long id;
   private @Nullable Thread openedBy;
-  /** The launch opened on the same thread before this one (nesting for {@link SharedLaunch#current()}). */
-  @Nullable LaunchImpl previous;
-  private boolean open;
+  /** Volatile: a launch closed on another thread must be seen closed by its opener ({@link Launches.OpenStack}). */
+  private volatile boolean open;
   long startNanos;
   long startEpochNanos;
   long endEpochNanos;
@@ -87,6 +99,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     this.topCount = 0;
     this.eventCount = 0;
     this.eventsDropped = 0;
+    this.closing = false;
     this.open = true;
   }
 
@@ -104,7 +117,6 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     size = 0;
     eventCount = 0;
     openedBy = null;
-    previous = null;
   }
 
   @Override public long id() { return id; }
@@ -329,8 +341,10 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
 
   @Override
   public void close() {
-    if (!open) {
-      return; // idempotent; a pooled launch closed twice is not told from a reused one
+    if (!open || !CLOSING.compareAndSet(this, false, true)) {
+      // idempotent, a concurrent second close included (it would attribute the launch twice and give the
+      // object to the pool twice); a pooled launch closed twice is not told from a reused one
+      return;
     }
     long end = owner.nanos();
     hostMs = Math.max(0, end - startNanos) / 1e6;

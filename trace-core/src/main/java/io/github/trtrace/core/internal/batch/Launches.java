@@ -21,7 +21,57 @@ import org.slf4j.LoggerFactory;
 public final class Launches {
   private static final RateLimitedLogger LOG =
       RateLimitedLogger.of(LoggerFactory.getLogger("io.github.trtrace.tracer"), 10_000);
-  private static final ThreadLocal<@Nullable LaunchImpl> CURRENT = new ThreadLocal<>();
+  /** Per thread, the launches it opened and has not closed, innermost last; see {@link OpenStack}. */
+  private static final ThreadLocal<OpenStack> CURRENT = ThreadLocal.withInitial(OpenStack::new);
+
+  /**
+   * A thread's open launches, each with the ID of that use of the (pooled) launch object. A launch closed on
+   * another thread cannot be taken off its opener's stack there: the opener drops it when it next looks, as
+   * soon as the object is closed or serves another use (another ID, or another thread). Allocated once per
+   * thread; grows only with deeper nesting.
+   */
+  static final class OpenStack {
+    private LaunchImpl[] launches = new LaunchImpl[4];
+    private long[] ids = new long[4];
+    private int depth;
+
+    private boolean live(int i) {
+      LaunchImpl l = launches[i];
+      return l.id == ids[i] && l.openedBy(Thread.currentThread());
+    }
+
+    /** The innermost launch still open by this thread, dropping those closed elsewhere above it. */
+    @Nullable LaunchImpl top() {
+      while (depth > 0 && !live(depth - 1)) {
+        launches[--depth] = null;
+      }
+      return depth == 0 ? null : launches[depth - 1];
+    }
+
+    void push(LaunchImpl l) {
+      top();
+      if (depth == launches.length) {
+        launches = java.util.Arrays.copyOf(launches, depth * 2);
+        ids = java.util.Arrays.copyOf(ids, depth * 2);
+      }
+      launches[depth] = l;
+      ids[depth++] = l.id;
+    }
+
+    /** Takes {@code l} (this use, being closed on this thread) off the stack, wherever it is. */
+    void remove(LaunchImpl l) {
+      for (int i = depth - 1; i >= 0; i--) {
+        if (launches[i] == l && ids[i] == l.id) {
+          System.arraycopy(launches, i + 1, launches, i, depth - i - 1);
+          System.arraycopy(ids, i + 1, ids, i, depth - i - 1);
+          launches[--depth] = null;
+          break;
+        }
+      }
+      top();
+    }
+  }
+
   /** Launches in flight at most: open ones plus those waiting in the launch log's queue ({@link LaunchLog#CAPACITY}). */
   private static final int POOL = LaunchLog.CAPACITY + 64;
 
@@ -70,7 +120,7 @@ public final class Launches {
 
   /** The launch open on the calling thread, innermost; null when none. */
   public static @Nullable SharedLaunch current() {
-    return CURRENT.get();
+    return CURRENT.get().top();
   }
 
   /** The launch of a tracer that records nothing. */
@@ -116,8 +166,7 @@ public final class Launches {
     LaunchImpl l = take();
     long now = nanoClock.getAsLong();
     l.open(ids.incrementAndGet(), engineFingerprint, now, epochNanosAt.applyAsLong(now));
-    l.previous = CURRENT.get();
-    CURRENT.set(l);
+    CURRENT.get().push(l);
     opened.increment();
     return l;
   }
@@ -142,20 +191,12 @@ public final class Launches {
 
   private record Counts(long launches, long logged, long dropped, long lost) implements SharedLaunch.Stats {}
 
-  /** Takes {@code l} off its thread's stack of open launches (it is normally on top). */
+  /**
+   * Takes {@code l} off the closing thread's stack (normally its top). A launch closed on another thread than
+   * its opener is not on this one: its opener drops it when it next looks ({@link OpenStack#top()}).
+   */
   void closed(LaunchImpl l) {
-    LaunchImpl top = CURRENT.get();
-    if (top == l) {
-      CURRENT.set(l.previous);
-      return;
-    }
-    // closed out of order (or on another thread): unlink it where it is
-    for (LaunchImpl at = top; at != null; at = at.previous) {
-      if (at.previous == l) {
-        at.previous = l.previous;
-        break;
-      }
-    }
+    CURRENT.get().remove(l);
   }
 
   /** After the members' figures were written: listeners, then the log (which gives it back), or the pool. */
