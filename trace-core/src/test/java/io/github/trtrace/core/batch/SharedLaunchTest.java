@@ -398,4 +398,36 @@ class SharedLaunchTest {
       assertThat(r.get("req-a").gpuMs()).isEqualTo(3.0);
     }
   }
+
+  @Test
+  void aLaunchThatTakesTheRequestWhileItsCloseBeginsIsOnItsRecord() throws Exception {
+    try (BatchFixture f = new BatchFixture()) {
+      InferenceTrace a = f.tracer.start("m", "req-a");
+      Thread closer = new Thread(a::close, "closer");
+      java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+      synchronized (a) {
+        // the close has found no batching state yet and waits for the trace's monitor
+        closer.start();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!Thread.currentThread().getName().equals(lockOwner(mx, closer)) && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        assertThat(lockOwner(mx, closer)).as("the closer waits for the trace").isEqualTo(Thread.currentThread().getName());
+        // meanwhile a launch takes the request (its batching state is made now) and ends before the request
+        try (SharedLaunch l = f.tracer.launch(null)) {
+          l.decode(a).gpuMs(3);
+        }
+      }
+      closer.join();
+      InferenceRecord r = f.byId().get("req-a");
+      assertThat(r.batching()).as("the launch that ended before the request").isNotNull();
+      assertThat(r.batching().launchCount()).isEqualTo(1);
+      assertThat(r.gpuMs()).isEqualTo(3.0);
+    }
+  }
+
+  private static String lockOwner(java.lang.management.ThreadMXBean mx, Thread t) {
+    java.lang.management.ThreadInfo info = mx.getThreadInfo(t.getId());
+    return info == null || info.getThreadState() != Thread.State.BLOCKED ? null : info.getLockOwnerName();
+  }
 }

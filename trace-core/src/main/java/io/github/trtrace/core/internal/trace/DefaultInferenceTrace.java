@@ -245,20 +245,39 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     Object[] stillOpen;
     long now;
     MemberState batch = batchState;
-    if (batch != null && !endBatch(batch, gen)) {
-      return;
-    }
-    synchronized (this) {
-      if (batch == null && !claimEnd(gen)) {
+    boolean claimed = false;
+    if (batch != null) {
+      if (!endBatch(batch, gen)) {
         return;
       }
-      ended = true;
-      now = services.nanoClock.getAsLong();
-      record = entry();
-      stillOpen = endStages(now, record);
-      in = fillEnd(record, startNanos);
-      record.latencyMs = Math.max(0, now - startNanos) / 1e6;
-      record.endEpochNanos = epochNanos(now);
+      claimed = true;
+    }
+    while (true) {
+      MemberState late = null;
+      RecordEntry e = null;
+      synchronized (this) {
+        if (!claimed) {
+          if (!claimEnd(gen)) {
+            return;
+          }
+          claimed = true;
+          // made by a launch taking this request between the read above and the claim: ended as endBatch
+          // ends one (from now on batchState() makes ended states only)
+          late = batchState;
+          e = entry();
+        }
+        if (late == null) {
+          ended = true;
+          now = services.nanoClock.getAsLong();
+          record = entry();
+          stillOpen = endStages(now, record);
+          in = fillEnd(record, startNanos);
+          record.latencyMs = Math.max(0, now - startNanos) / 1e6;
+          record.endEpochNanos = epochNanos(now);
+          break;
+        }
+      }
+      late.end(services.nanoClock.getAsLong(), e.batchTally()); // may wait for that launch: not under the monitor
     }
     fireStageEnds(stillOpen, now);
     boolean handedOff = services.handoff.finish(record, in, handles, gpuMark, now);
