@@ -51,11 +51,27 @@ public final class Launches {
     void push(LaunchImpl l) {
       top();
       if (depth == launches.length) {
+        compact(); // launches closed elsewhere below an open one (a pipelined scheduler): never on top
+      }
+      if (depth == launches.length) {
         launches = java.util.Arrays.copyOf(launches, depth * 2);
         ids = java.util.Arrays.copyOf(ids, depth * 2);
       }
       launches[depth] = l;
       ids[depth++] = l.id;
+    }
+
+    /** Drops every entry whose launch was closed or serves another use, wherever it is; order kept. */
+    private void compact() {
+      int kept = 0;
+      for (int i = 0; i < depth; i++) {
+        if (live(i)) {
+          launches[kept] = launches[i];
+          ids[kept++] = ids[i];
+        }
+      }
+      java.util.Arrays.fill(launches, kept, depth, null);
+      depth = kept;
     }
 
     /** Takes {@code l} (this use, being closed on this thread) off the stack, wherever it is. */
