@@ -10,6 +10,16 @@ public interface BatchMember {
   /** The member's batching state, made on first use and kept with the trace object. */
   MemberState batchState();
 
+  /**
+   * The monitor under which a reused trace (garbage-free mode) restarts a request and resets its batching
+   * state: a join checks {@link #batchState()} and takes the state under it, so that the check still holds
+   * at the take. Null for a member whose state never serves another request (a trace from {@code start},
+   * never reused): its join takes no monitor.
+   */
+  default @Nullable Object joinLock() {
+    return null;
+  }
+
   /** The listeners' handles of the trace (index = listener), null without listeners. */
   TraceListener.@Nullable Handle @Nullable [] listenerHandles();
 

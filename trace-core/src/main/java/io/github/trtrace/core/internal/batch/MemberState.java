@@ -79,16 +79,25 @@ public final class MemberState extends BatchTally {
   /**
    * Takes the member for {@code launch}; false when it is in another launch, marked, or ended, or when
    * {@code member} no longer offers this state: a stale garbage-free handle whose check passed before its
-   * trace went on to serve another request (whose state this is, reset to free). Checked after the take,
-   * which the reset happens-before, and before any figure is changed.
+   * trace went on to serve another request (whose state this is, reset to free). Checked with the take, under
+   * the member's {@link BatchMember#joinLock()}.
    */
   boolean join(LaunchImpl launch, long launchStartNanos, BatchMember member) {
-    if (!HOLDER.compareAndSet(this, null, launch)) {
-      return false;
-    }
-    if (member.batchState() != this) {
-      HOLDER.setVolatile(this, null);
-      return false;
+    // Checked and taken under the member's join lock, which the trace's init() (the reset of this state for
+    // another request) holds: a stale handle's join never holds the next request's state, even for a moment
+    // (a check after the take did: that request's marks and launches were refused meanwhile). Never waits
+    // while holding it: the compare-and-set fails at once when another holds the state.
+    Object lock = member.joinLock();
+    if (lock == null) {
+      if (!HOLDER.compareAndSet(this, null, launch)) {
+        return false;
+      }
+    } else {
+      synchronized (lock) {
+        if (member.batchState() != this || !HOLDER.compareAndSet(this, null, launch)) {
+          return false;
+        }
+      }
     }
     if (waitingSince >= 0) {
       slotWaitMs += Math.max(0, launchStartNanos - waitingSince) / 1e6;

@@ -371,6 +371,11 @@ final class TraceHandle implements InferenceTrace, BatchMember {
   }
 
   @Override
+  public Object joinLock() {
+    return trace; // init() resets the state under the trace's monitor
+  }
+
+  @Override
   public TraceListener.@Nullable Handle @Nullable [] listenerHandles() {
     DefaultInferenceTrace t = trace;
     return t.isLive(generation) ? t.listenerHandles() : null;
