@@ -244,16 +244,10 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     CharSequence in;
     Object[] stillOpen;
     long now;
-    MemberState batch = batchState;
+    TraceListener.Handle[] hs;
     boolean claimed = false;
-    if (batch != null) {
-      if (!endBatch(batch, gen)) {
-        return;
-      }
-      claimed = true;
-    }
     while (true) {
-      MemberState late = null;
+      MemberState batch = null;
       RecordEntry e = null;
       synchronized (this) {
         if (!claimed) {
@@ -261,12 +255,11 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
             return;
           }
           claimed = true;
-          // made by a launch taking this request between the read above and the claim: ended as endBatch
-          // ends one (from now on batchState() makes ended states only)
-          late = batchState;
+          // taken for good below; from the claim on batchState() makes ended states only
+          batch = batchState;
           e = entry();
         }
-        if (late == null) {
+        if (batch == null) {
           ended = true;
           now = services.nanoClock.getAsLong();
           record = entry();
@@ -274,13 +267,18 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
           in = fillEnd(record, startNanos);
           record.latencyMs = Math.max(0, now - startNanos) / 1e6;
           record.endEpochNanos = epochNanos(now);
+          hs = handles;
           break;
         }
       }
-      late.end(services.nanoClock.getAsLong(), e.batchTally()); // may wait for that launch: not under the monitor
+      // A request that joined a launch: its batching state copied into the record. This waits (bounded) for
+      // a launch of this request still open on another thread, which needs this trace's monitor to report a
+      // failure: so not under the monitor. The claim keeps a second close() out meanwhile: it would copy
+      // into the entry after this one had handed it off (and it recycled).
+      batch.end(services.nanoClock.getAsLong(), e.batchTally());
     }
-    fireStageEnds(stillOpen, now);
-    boolean handedOff = services.handoff.finish(record, in, handles, gpuMark, now);
+    fireStageEnds(hs, stillOpen, record.endEpochNanos);
+    boolean handedOff = services.handoff.finish(record, in, hs, gpuMark, now);
     synchronized (this) {
       if (handedOff || !pooled) {
         entry = null; // the dispatcher owns it now, or it goes back to the pool below
@@ -386,25 +384,6 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     } else {
       misuse("preempted() on trace " + requestId + " while it is in an open launch");
     }
-  }
-
-  /**
-   * Before the end of a request that joined a launch: claims the end ({@link #claimEnd}), then takes the
-   * batching state for good and copies it into the record, outside the monitor. Whether it claimed the end.
-   */
-  private boolean endBatch(MemberState batch, int gen) {
-    RecordEntry e;
-    synchronized (this) {
-      if (!claimEnd(gen)) {
-        return false;
-      }
-      e = entry();
-    }
-    // waits (bounded) for a launch of this request still open on another thread, which needs this
-    // trace's monitor to report a failure: so not under the monitor. The claim keeps a second close()
-    // out meanwhile: it would copy into the entry after this one had handed it off (and it recycled).
-    batch.end(services.nanoClock.getAsLong(), e.batchTally());
-    return true;
   }
 
   /**

@@ -201,12 +201,10 @@ abstract class StagedTrace extends RecordFillingTrace {
       }
       long now = services.nanoClock.getAsLong();
       ended = popTo(at, now);
-      hs = handles; // with the stages popped: this trace may serve another request once the monitor is released
+      hs = handles;
       epoch = epochNanos(now);
     }
-    if (hs != null && ended.length > 0) {
-      TraceListeners.stagesEnded(this, hs, ended, epoch);
-    }
+    fireStageEnds(hs, ended, epoch);
   }
 
   /**
@@ -259,11 +257,14 @@ abstract class StagedTrace extends RecordFillingTrace {
     return ended;
   }
 
-  /** The listeners' {@code onStageEnd} for stages {@link #popTo} ended; without the monitor. */
-  void fireStageEnds(Object[] ended, long now) {
-    TraceListener.Handle[] hs = handles;
+  /**
+   * The listeners' {@code onStageEnd} for stages {@link #popTo} ended at {@code epochNanos}; without the
+   * monitor, {@code hs} the handles read under it with the stages popped (once the monitor is released this
+   * trace may serve another request).
+   */
+  void fireStageEnds(TraceListener.@Nullable Handle @Nullable [] hs, Object[] ended, long epochNanos) {
     if (hs != null && ended.length > 0) {
-      TraceListeners.stagesEnded(this, hs, ended, epochNanos(now));
+      TraceListeners.stagesEnded(this, hs, ended, epochNanos);
     }
   }
 }
