@@ -19,8 +19,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The open-loop paced caller-cost harness (issue 22), beside the JMH peers: each SDK in a JVM of its
- * own, rounds interleaved (trtrace, Log4j2, Logback, OTel SDK, trtrace, ...), producers that follow a
- * fixed schedule of due times (parked until shortly before each one, then spinning to it), so a call
+ * own, rounds interleaved in ABBA order (trtrace, Log4j2, Logback, OTel SDK, then OTel SDK, Logback,
+ * Log4j2, trtrace, ...), producers that follow a fixed schedule of due times (parked until shortly
+ * before each one, then spinning to it), so a call
  * that runs late delays nothing of the schedule and is charged from its due time as well (no
  * coordinated omission). Two figures per request: the caller's time around the traced call only
  * ({@code call}), and the time from its due time to the call's return ({@code due}). The record is
@@ -64,7 +65,13 @@ public final class OpenLoopCallerCost {
     for (String config : configs) {
       String[] rt = config.split(":");
       for (int round = 1; round <= rounds; round++) {
-        for (String sdk : sdks) {
+        // ABBA: every other round runs the SDKs in reverse order, so a drift of the machine's speed during
+        // a pair of rounds falls on every SDK alike instead of on whichever runs last
+        List<String> order = new ArrayList<>(sdks);
+        if (round % 2 == 0) {
+          java.util.Collections.reverse(order);
+        }
+        for (String sdk : order) {
           System.out.printf("[%s %s/s %s thread(s)] round %d, load average %s%n", sdk, rt[0], rt[1], round, loadAverage());
           Map<String, String> r = runChild(sdk, rt[0], rt[1]);
           r.put("round", String.valueOf(round));
@@ -102,6 +109,41 @@ public final class OpenLoopCallerCost {
               config, peer, i + 1, ratio(a, b, "call_p50"), ratio(a, b, "call_mean"), ratio(a, b, "call_p99"),
               ratio(a, b, "call_p99.9"), ratio(a, b, "due_p50"), ratio(a, b, "due_mean"), ratio(a, b, "due_p99.9"));
         }
+      }
+    }
+    summary(configs, sdks, results);
+  }
+
+  /**
+   * Per configuration and peer, over the rounds: the median of the rounds' ratios, their range, and
+   * in how many rounds trtrace was the cheaper. A single round can land in a slow spell of the machine
+   * that its partner missed; the median of paired rounds is the figure a drift does not decide.
+   */
+  private static void summary(List<String> configs, List<String> sdks, Map<String, List<Map<String, String>>> results) {
+    System.out.println();
+    System.out.println("== trtrace / peer over the rounds: median of the per-round ratios (lowest-highest) [rounds < 1]");
+    for (String config : configs) {
+      List<Map<String, String>> mine = results.get(config + " trtrace");
+      for (String peer : sdks) {
+        List<Map<String, String>> theirs = results.get(config + " " + peer);
+        if (mine == null || peer.equals("trtrace") || theirs == null) {
+          continue;
+        }
+        StringBuilder line = new StringBuilder(config + " trtrace/" + peer + " over "
+            + Math.min(mine.size(), theirs.size()) + " rounds:");
+        for (String key : List.of("call_p50", "call_mean", "call_p99.9", "due_p99.9")) {
+          double[] r = new double[Math.min(mine.size(), theirs.size())];
+          int below = 0;
+          for (int i = 0; i < r.length; i++) {
+            r[i] = Double.parseDouble(mine.get(i).get(key)) / Double.parseDouble(theirs.get(i).get(key));
+            below += r[i] < 1 ? 1 : 0;
+          }
+          Arrays.sort(r);
+          double median = r.length % 2 == 1 ? r[r.length / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2;
+          line.append(String.format(Locale.ROOT, " %s %.2f (%.2f-%.2f) [%d/%d]",
+              key.replace('_', ' '), median, r[0], r[r.length - 1], below, r.length));
+        }
+        System.out.println(line);
       }
     }
   }

@@ -18,8 +18,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the peers the lines on disk. Also printed: drops (trtrace: counted by the dispatcher; peers: offered
  * minus written), JSON bytes per second, and the CPU each thread used while the producers ran.
  *
- * <p>Usage: {@code java -cp benchmarks.jar io.github.trtrace.benchmarks.peers.SustainedThroughput
- * trtrace|log4j2|logback [seconds] [threads]}; one SDK per JVM, so each starts alike.
+ * <p>Usage: {@code java [-Dsustained.warmup=3] -cp benchmarks.jar
+ * io.github.trtrace.benchmarks.peers.SustainedThroughput trtrace|log4j2|logback [seconds] [threads]}; one
+ * SDK per JVM, so each starts alike. {@code sustained.warmup}: seconds of an unmeasured run first, on an
+ * instance and files of its own (default 0: the measured run starts in a cold JVM, the JIT's work
+ * included).
+ *
+ * <p>Fields of the benchmark states are static ({@code WrittenLines.last*}): a second run in one JVM
+ * overwrites the first's, and each run counts its own directory.
  */
 public final class SustainedThroughput {
   private SustainedThroughput() {}
@@ -36,6 +42,18 @@ public final class SustainedThroughput {
     String sdk = args.length > 0 ? args[0] : "trtrace";
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : Runtime.getRuntime().availableProcessors();
+    int warmup = Integer.getInteger("sustained.warmup", 0);
+    if (warmup > 0) {
+      // a whole unmeasured run first, on an instance (and files) of its own: the JIT's compilation of the
+      // first seconds is then over before the measured run starts, for every SDK alike
+      run(sdk, warmup, threads, false);
+      System.out.printf("[%s] warm-up run of %d s done, written=%d of offered=%d%n",
+          sdk, warmup, WrittenLines.lastWritten, WrittenLines.lastOffered);
+    }
+    run(sdk, seconds, threads, true);
+  }
+
+  private static void run(String sdk, int seconds, int threads, boolean report) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     java.util.function.Consumer<Producer> request;
     Runnable teardown;
@@ -95,6 +113,9 @@ public final class SustainedThroughput {
     // keep one file: their written count is the lines on disk.
     long written = sdk.equals("trtrace") ? TrtraceFileBenchmark.lastSinkWritten : onDisk;
     long dropped = sdk.equals("trtrace") ? TrtraceFileBenchmark.lastDropped : WrittenLines.lastOffered - onDisk;
+    if (!report) {
+      return;
+    }
     System.out.printf("[%s] cpu by thread during the %d s of producing (uptime load %s):%n%s",
         sdk, seconds, loadAverage(), ThreadCpu.between(cpuBefore, cpuAfter));
     System.out.printf("[%s] threads=%d run=%ds elapsed(until closed)=%.2fs offered=%d written=%d dropped=%d"
