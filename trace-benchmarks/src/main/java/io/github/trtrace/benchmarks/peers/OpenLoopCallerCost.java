@@ -26,8 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * coordinated omission). Two figures per request: the caller's time around the traced call only
  * ({@code call}), and the time from its due time to the call's return ({@code due}). The record is
  * {@link RequestShape}'s, as in the JMH peers; trtrace is used in the README's callback form, {@code
- * tracer.run(model, header, t -> ...)} (the body-without-result twin of {@code call}), with every default. At the end each SDK is closed and every
- * line on disk is counted against the requests offered.
+ * tracer.run(model, header, t -> ...)} (the body-without-result twin of {@code call}), with every
+ * default. At the end each SDK is closed and every line on disk is counted against the requests
+ * offered. Last, per configuration and peer, the median of the per-round ratios trtrace ÷ peer.
  *
  * <p>Beside JMH's {@code Level.Invocation} pacing ({@code Pacer}): there a producer spins between requests
  * and never leaves its core, its schedule restarts when it falls far behind, and a sample is the call
