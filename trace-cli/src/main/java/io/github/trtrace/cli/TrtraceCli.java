@@ -60,7 +60,7 @@ public final class TrtraceCli implements Runnable {
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      err.println("trtrace " + cmd.getCommandName() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      err.println("trtrace " + cmd.getCommandName() + ": " + message(e));
       return EXIT_USAGE;
     });
     cl.setExitCodeExceptionMapper(e -> EXIT_USAGE);
@@ -74,6 +74,19 @@ public final class TrtraceCli implements Runnable {
     out.flush();
     err.flush();
     return code;
+  }
+
+  /** The error's message; a file-system error names its file and what is wrong (its own message is the bare path). */
+  static String message(Exception e) {
+    if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+      String reason = f.getReason() != null ? f.getReason()
+          : e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+          : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+          : e instanceof java.nio.file.FileAlreadyExistsException ? "already exists"
+          : e.getClass().getSimpleName();
+      return f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile()) + ": " + reason;
+    }
+    return e.getMessage() == null ? e.toString() : e.getMessage();
   }
 
   @Override

@@ -2,6 +2,8 @@ package io.github.trtrace.cli.internal;
 
 import io.github.trtrace.tensorrt.model.build.BuildReport;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import picocli.CommandLine.Parameters;
 
@@ -18,11 +20,22 @@ final class BuildReports {
 
   /** The baseline; a clear {@link IllegalArgumentException} naming the file when it is not a build report. */
   BuildReport readBaseline() throws IOException {
-    return BuildReport.read(baseline);
+    return read(baseline);
   }
 
   /** The new report, read as {@link #readBaseline()}. */
   BuildReport readCurrent() throws IOException {
-    return BuildReport.read(current);
+    return read(current);
+  }
+
+  /** {@link BuildReport#read(Path)}, with a message naming the file when it is missing or a directory. */
+  static BuildReport read(Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new IllegalArgumentException(file + " is a directory, not a build report");
+    }
+    if (!Files.exists(file)) {
+      throw new NoSuchFileException(file.toString(), null, "no such file");
+    }
+    return BuildReport.read(file);
   }
 }

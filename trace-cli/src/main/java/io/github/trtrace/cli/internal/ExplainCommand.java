@@ -38,7 +38,7 @@ public final class ExplainCommand extends LogCommand implements Callable<Integer
   @Override
   public Integer call() throws Exception {
     // a file that is not a build report: BuildReport.read's message names it, exit code 2 (the CLI's handler)
-    BuildReport report = buildReport == null ? null : BuildReport.read(buildReport);
+    BuildReport report = buildReport == null ? null : BuildReports.read(buildReport);
     LaunchJoin j = LaunchJoin.read(requestId, files(paths), showProgress(), report);
     if (j.record == null) {
       err.println("trtrace explain: request " + Fmt.visible(requestId) + " not found (" + j.read.describe() + ")"

@@ -73,14 +73,15 @@ public final class FindCommand extends LogCommand implements Callable<Integer> {
     }
     out.flush();
     if (found.isEmpty()) {
-      err.println("trtrace find: request " + requestId + " not found (" + read.describe() + ")");
+      err.println("trtrace find: request " + Fmt.visible(requestId) + " not found (" + read.describe() + ")");
       if (!similar.isEmpty()) {
-        err.println("  IDs that start alike (not matched; IDs match exactly): " + String.join(", ", similar));
+        err.println("  IDs that start alike (not matched; IDs match exactly): "
+            + String.join(", ", similar.stream().map(Fmt::visible).toList()));
       }
       return 1;
     }
     if (found.size() > 1) {
-      err.println("trtrace find: " + found.size() + " records carry request ID " + requestId);
+      err.println("trtrace find: " + found.size() + " records carry request ID " + Fmt.visible(requestId));
     }
     return 0;
   }

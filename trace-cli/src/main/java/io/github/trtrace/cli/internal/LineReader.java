@@ -42,6 +42,8 @@ final class LineReader {
     long blank;
     long malformed;
     long torn;
+    /** Gzip files that end before their compressed stream does (read up to the cut). */
+    long truncated;
     final List<String> examples = new ArrayList<>();
 
     void malformed(Path file, long lineNo, String why) {
@@ -63,6 +65,10 @@ final class LineReader {
       }
       if (torn > 0) {
         sb.append(String.format(java.util.Locale.ROOT, ", %,d torn last line%s (skipped)", torn, torn == 1 ? "" : "s"));
+      }
+      if (truncated > 0) {
+        sb.append(String.format(java.util.Locale.ROOT, ", %,d truncated gzip file%s (read up to the cut)", truncated,
+            truncated == 1 ? "" : "s"));
       }
       if (blank > 0) {
         sb.append(String.format(java.util.Locale.ROOT, ", %,d blank", blank));
@@ -91,7 +97,17 @@ final class LineReader {
           boolean overlong = false;
           long lineNo = 0;
           int n;
-          while ((n = in.read(chunk)) > 0) {
+          boolean cut = false;
+          while (true) {
+            try {
+              n = in.read(chunk);
+            } catch (java.io.EOFException e) { // a gzip stream that stops short: a rotated file cut off
+              cut = true;
+              break;
+            }
+            if (n <= 0) {
+              break;
+            }
             int start = 0;
             for (int i = 0; i < n; i++) {
               if (chunk[i] != '\n') {
@@ -130,6 +146,19 @@ final class LineReader {
           if (len > 0 || overlong) {
             finish(s, handler, line, len, overlong, f, lineNo + 1, true);
           }
+          if (cut) {
+            s.truncated++;
+            s.examples.add(Math.min(s.examples.size(), 4),
+                f + ": truncated gzip file (compressed stream ends early), read up to line " + lineNo);
+            if (s.examples.size() > 5) {
+              s.examples.remove(5);
+            }
+          }
+        } catch (java.io.IOException e) {
+          if (e.getMessage() != null && e.getMessage().startsWith(f.toString())) {
+            throw e;
+          }
+          throw new java.io.IOException(f + ": " + e.getMessage(), e); // name the file that could not be read
         }
       }
     } finally {

@@ -106,7 +106,9 @@ final class RecordParser {
         return null;
       case RecordConvention.LATENCY_MS:
         r.latencyMs = number(p, t);
-        return Double.isNaN(r.latencyMs) || r.latencyMs < 0 ? "latency_ms is not a number >= 0" : null;
+        // NaN fails both comparisons; 1e400 parses as infinity
+        boolean finite = r.latencyMs >= 0 && r.latencyMs < Double.POSITIVE_INFINITY;
+        return finite ? null : "latency_ms is not a finite number >= 0";
       case RecordConvention.GPU_MS:
         r.gpuMs = number(p, t);
         return null;

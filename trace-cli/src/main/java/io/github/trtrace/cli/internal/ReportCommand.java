@@ -47,7 +47,7 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
     LogAnalysis a = LogAnalysis.read(files, top, showProgress(), kneeMinCount);
     String shown = request != null ? request : a.slowestBatchedRequest();
     // a file that is not a build report: BuildReport.read's message names it, exit code 2 (the CLI's handler)
-    BuildReport report = buildReport == null ? null : BuildReport.read(buildReport);
+    BuildReport report = buildReport == null ? null : BuildReports.read(buildReport);
     boolean found = a.writeHtml(html, shown, showProgress(), report);
     out.println("trtrace report: wrote " + html + " (" + a.describeRead() + ")");
     if (shown != null) {

@@ -27,6 +27,7 @@ final class StatsJson {
       g.writeNumberField("launch_lines", read.launches);
       g.writeNumberField("malformed", read.malformed);
       g.writeNumberField("torn", read.torn);
+      g.writeNumberField("truncated_gzip_files", read.truncated);
       g.writeNumberField("blank", read.blank);
       g.writeArrayFieldStart("examples");
       for (String e : read.examples) {

@@ -180,7 +180,11 @@ final class StatsText {
     }
 
     void row(String... cells) {
-      rows.add(cells);
+      String[] safe = new String[cells.length];
+      for (int i = 0; i < cells.length; i++) {
+        safe[i] = Fmt.visible(cells[i]); // request IDs, models, error types come from the log: no raw controls
+      }
+      rows.add(safe);
     }
 
     void print(PrintStream out) {

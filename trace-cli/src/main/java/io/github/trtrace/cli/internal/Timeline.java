@@ -56,6 +56,7 @@ final class Timeline {
       sb.append("  input digest: ").append(text(r, RecordConvention.INPUT_DIGEST)).append('\n');
     }
     waterfall(sb, r, latency);
+    batching(sb, r);
     events(sb, r.get(RecordConvention.EVENTS));
     layers(sb, r.get(RecordConvention.LAYERS));
     JsonNode attrs = r.get(RecordConvention.ATTRIBUTES);
@@ -114,6 +115,76 @@ final class Timeline {
     }
   }
 
+  /** The record's shared-launch fields (batched serving), and its GPU time when no infer stage showed it. */
+  private static void batching(StringBuilder sb, JsonNode r) {
+    double gpu = num(r, RecordConvention.GPU_MS);
+    boolean shownUnderInfer = num(r, RecordConvention.INFER_MS) >= 0 && sumOfStages(r) > 0;
+    if (gpu >= 0 && !shownUnderInfer) {
+      sb.append("  gpu_ms ").append(Fmt.ms(gpu));
+      if (r.hasNonNull(RecordConvention.GPU_MS_METHOD)) {
+        sb.append(" (its shares of shared launches, split by ")
+            .append(text(r, RecordConvention.GPU_MS_METHOD)).append(')');
+      }
+      sb.append('\n');
+    }
+    if (!r.hasNonNull(RecordConvention.LAUNCH_COUNT)) {
+      return;
+    }
+    List<String> l = new ArrayList<>();
+    String ids = r.hasNonNull(RecordConvention.FIRST_LAUNCH_ID)
+        ? " (launch IDs " + text(r, RecordConvention.FIRST_LAUNCH_ID) + ".." + text(r, RecordConvention.LAST_LAUNCH_ID) + ")"
+        : "";
+    l.add("launches " + text(r, RecordConvention.LAUNCH_COUNT) + ids);
+    if (r.hasNonNull(RecordConvention.BATCH_SIZE_MEAN)) {
+      l.add("batch size mean " + Fmt.num(num(r, RecordConvention.BATCH_SIZE_MEAN)) + ", max "
+          + text(r, RecordConvention.BATCH_SIZE_MAX));
+    }
+    msFact(l, r, RecordConvention.SLOT_WAIT_MS, "slot wait");
+    sb.append("  batching: ").append(String.join("   ", l)).append('\n');
+    List<String> m = new ArrayList<>();
+    countWithMs(m, r, RecordConvention.NEIGHBOUR_PREFILL_LAUNCHES, RecordConvention.NEIGHBOUR_PREFILL_MS,
+        "steps with other requests' prefill");
+    countWithMs(m, r, RecordConvention.PREEMPTIONS, RecordConvention.PREEMPTED_MS, "preemptions");
+    if (r.hasNonNull(RecordConvention.FAILED_LAUNCHES)) {
+      m.add("failed launches " + text(r, RecordConvention.FAILED_LAUNCHES)
+          + (r.hasNonNull(RecordConvention.FAILED_LAUNCH_ID)
+              ? " (launch " + text(r, RecordConvention.FAILED_LAUNCH_ID) + ")" : ""));
+    }
+    if (!m.isEmpty()) {
+      sb.append("  ").append(String.join("   ", m)).append('\n');
+    }
+    JsonNode by = r.get(RecordConvention.SLOWED_BY);
+    if (by != null && by.isArray() && by.size() > 0) {
+      List<String> n = new ArrayList<>();
+      for (JsonNode x : by) {
+        n.add(text(x, RecordConvention.NEIGHBOUR_REQUEST_ID) + " (" + text(x, RecordConvention.NEIGHBOUR_PREFILL_TOKENS)
+            + " prefill tokens in " + text(x, RecordConvention.NEIGHBOUR_LAUNCHES) + " of its steps)");
+      }
+      sb.append("  slowed by: ").append(String.join(", ", n)).append('\n');
+    }
+    sb.append("  (trtrace explain ").append(text(r, RecordConvention.REQUEST_ID))
+        .append(" with the launch log: its launches and why it was slow)\n");
+  }
+
+  /** "label N (T ms)" for a count field and its milliseconds field, when the count is there. */
+  private static void countWithMs(List<String> out, JsonNode r, String count, String ms, String label) {
+    if (r.hasNonNull(count)) {
+      double t = num(r, ms);
+      out.add(label + " " + text(r, count) + (t >= 0 ? " (" + Fmt.ms(t) + ")" : ""));
+    }
+  }
+
+  private static double sumOfStages(JsonNode r) {
+    double sum = 0;
+    for (String f : Stages.FIELDS) {
+      double v = num(r, f);
+      if (v >= 0) {
+        sum += v;
+      }
+    }
+    return sum;
+  }
+
   private static String bar(double start, double len, double total) {
     int s = (int) Math.round(start / total * BAR);
     int e = (int) Math.round((start + len) / total * BAR);
@@ -155,7 +226,10 @@ final class Timeline {
   private static void fact(List<String> out, JsonNode r, String field, String label) {
     JsonNode v = r.get(field);
     if (v != null && !v.isNull()) {
-      out.add(label + " " + (v.isIntegralNumber() ? Fmt.count(v.asLong()) : v.isNumber() ? Fmt.num(v.asDouble()) : Fmt.visible(v.asText())));
+      // a count beyond a long is printed as written (asLong() would wrap it around)
+      String shown = v.isIntegralNumber() ? (v.canConvertToLong() ? Fmt.count(v.asLong()) : v.asText())
+          : v.isNumber() ? Fmt.num(v.asDouble()) : Fmt.visible(v.asText());
+      out.add(label + " " + shown);
     }
   }
 
