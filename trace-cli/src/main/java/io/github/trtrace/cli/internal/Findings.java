@@ -30,6 +30,14 @@ final class Findings {
    */
   static final int KNEE_MIN_COUNT = 3;
 
+  /** The {@code --knee-min-count} a user typed, checked: a point of the fit holds one request at least. */
+  static int kneeMinCount(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("--knee-min-count must be >= 1: " + n);
+    }
+    return n;
+  }
+
   final Knee.Result knee;
   final double slowThresholdMs;
   final long slowCount;

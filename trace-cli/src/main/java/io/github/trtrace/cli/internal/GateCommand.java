@@ -48,7 +48,9 @@ public final class GateCommand implements Callable<Integer>, Streams {
   @Override
   public Integer call() throws Exception {
     // the same checks as BuildGate.Builder's, worded with the option names the user typed
-    nonNegative(maxFusionRateDrop, "--max-fusion-rate-drop");
+    if (!(maxFusionRateDrop >= 0 && maxFusionRateDrop <= 1)) { // a rate's drop: 1 already allows any
+      throw new IllegalArgumentException("--max-fusion-rate-drop must be 0..1: " + maxFusionRateDrop);
+    }
     nonNegative(maxMemoryGrowth, "--max-memory-growth");
     nonNegative(maxPlanGrowth, "--max-plan-growth");
     if (maxEngineLayerGrowth < 0) {

@@ -44,7 +44,7 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
   @Override
   public Integer call() throws Exception {
     List<Path> files = files(paths);
-    LogAnalysis a = LogAnalysis.read(files, top, showProgress(), kneeMinCount);
+    LogAnalysis a = LogAnalysis.read(files, top, showProgress(), Findings.kneeMinCount(kneeMinCount));
     String shown = request != null ? request : a.slowestBatchedRequest();
     // a file that is not a build report: BuildReport.read's message names it, exit code 2 (the CLI's handler)
     BuildReport report = buildReport == null ? null : BuildReports.read(buildReport);

@@ -35,7 +35,7 @@ public final class StatsCommand extends LogCommand implements Callable<Integer> 
     if (top < 0 || top > 10_000) {
       throw new IllegalArgumentException("--top must be 0..10000: " + top);
     }
-    LogAnalysis a = LogAnalysis.read(files(paths), top, showProgress(), kneeMinCount);
+    LogAnalysis a = LogAnalysis.read(files(paths), top, showProgress(), Findings.kneeMinCount(kneeMinCount));
     if (json) {
       a.writeJson(out);
     } else {

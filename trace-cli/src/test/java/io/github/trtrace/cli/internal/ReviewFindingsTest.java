@@ -114,4 +114,21 @@ class ReviewFindingsTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("1 records, 1 malformed").doesNotContain("Infinity");
   }
+
+  /** Limits outside their documented range were taken silently: a fusion-rate drop of 5 (help: 0..1), a knee of 0. */
+  @Test
+  void limitsOutsideTheirRangeAreRefusedWithTheOptionsName() throws IOException {
+    Path report = dir.resolve("a.build.json");
+    Cli g = Cli.run("gate", report.toString(), report.toString(), "--max-fusion-rate-drop", "5");
+    assertThat(g.code()).isEqualTo(2);
+    assertThat(g.err()).contains("--max-fusion-rate-drop", "0..1");
+    Path log = dir.resolve("inference.log");
+    Files.writeString(log, rec("a", "m", "success", null, "10"));
+    for (String cmd : new String[] {"stats", "report"}) {
+      Cli k = cmd.equals("stats") ? Cli.run(cmd, log.toString(), "--knee-min-count", "0")
+          : Cli.run(cmd, log.toString(), "--knee-min-count", "0", "--html", dir.resolve("r.html").toString());
+      assertThat(k.code()).as(cmd).isEqualTo(2);
+      assertThat(k.err()).as(cmd).contains("--knee-min-count", ">= 1");
+    }
+  }
 }
