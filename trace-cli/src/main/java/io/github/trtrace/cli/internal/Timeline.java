@@ -96,7 +96,9 @@ final class Timeline {
       }
       sb.append(String.format(Locale.ROOT, "  %-13s %10.1f %10.1f  |%s|  %s%n", Stages.NAMES[i], at, v, bar(at, v, total),
           Fmt.pct(v / total)));
-      if (Stages.NAMES[i].equals("infer") && num(r, RecordConvention.GPU_MS) >= 0) {
+      // a batched request's gpu_ms sums its shares of every launch it rode, prefill and decode steps alike: not a
+      // part of infer (it is shown with the batching fields)
+      if (Stages.NAMES[i].equals("infer") && num(r, RecordConvention.GPU_MS) >= 0 && !batched(r)) {
         double g = num(r, RecordConvention.GPU_MS);
         sb.append(String.format(Locale.ROOT, "  %-13s %10s %10.1f  |%s|  %s of infer%n", "  gpu", "", g, bar(at, g, total),
             Fmt.pct(v > 0 ? g / v : Double.NaN)));
@@ -118,12 +120,15 @@ final class Timeline {
   /** The record's shared-launch fields (batched serving), and its GPU time when no infer stage showed it. */
   private static void batching(StringBuilder sb, JsonNode r) {
     double gpu = num(r, RecordConvention.GPU_MS);
-    boolean shownUnderInfer = num(r, RecordConvention.INFER_MS) >= 0 && sumOfStages(r) > 0;
+    boolean shownUnderInfer = !batched(r) && num(r, RecordConvention.INFER_MS) >= 0 && sumOfStages(r) > 0;
     if (gpu >= 0 && !shownUnderInfer) {
       sb.append("  gpu_ms ").append(Fmt.ms(gpu));
-      if (r.hasNonNull(RecordConvention.GPU_MS_METHOD)) {
-        sb.append(" (its shares of shared launches, split by ")
-            .append(text(r, RecordConvention.GPU_MS_METHOD)).append(')');
+      if (batched(r)) {
+        sb.append(" (its shares of the launches below, prefill and decode steps");
+        if (r.hasNonNull(RecordConvention.GPU_MS_METHOD)) {
+          sb.append(", split by ").append(text(r, RecordConvention.GPU_MS_METHOD));
+        }
+        sb.append(')');
       }
       sb.append('\n');
     }
@@ -164,6 +169,11 @@ final class Timeline {
     }
     sb.append("  (trtrace explain ").append(text(r, RecordConvention.REQUEST_ID))
         .append(" with the launch log: its launches and why it was slow)\n");
+  }
+
+  /** Whether the record rode shared launches (batched serving): its gpu_ms is then its shares of them. */
+  private static boolean batched(JsonNode r) {
+    return r.hasNonNull(RecordConvention.LAUNCH_COUNT);
   }
 
   /** "label N (T ms)" for a count field and its milliseconds field, when the count is there. */

@@ -131,4 +131,21 @@ class ReviewFindingsTest {
       assertThat(k.err()).as(cmd).contains("--knee-min-count", ">= 1");
     }
   }
+
+  /**
+   * A batched request's gpu_ms is its shares of every launch it rode, prefill and decode: shown under infer it read
+   * "gpu 5.2 ms, 210 % of infer" (the demo's api-demo-0023).
+   */
+  @Test
+  void aBatchedRequestsGpuTimeIsNotShownAsAPartOfInfer() throws IOException {
+    Path log = dir.resolve("inference.log");
+    Files.writeString(log, "{\"timestamp\":\"2026-12-01T09:00:00.000000Z\",\"request_id\":\"b1\",\"model_name\":\"m\","
+        + "\"status\":\"success\",\"latency_ms\":9.87,\"queue_ms\":0.1,\"infer_ms\":2.5,\"decode_ms\":5.3,"
+        + "\"gpu_ms\":5.2,\"gpu_ms_method\":\"rows\",\"launch_count\":32}\n");
+    Cli r = Cli.run("find", "b1", log.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).doesNotContain("of infer")
+        .contains("gpu_ms 5.20 ms (its shares of the launches below, prefill and decode steps, split by rows)",
+            "launches 32");
+  }
 }
