@@ -126,7 +126,7 @@ final class Timeline {
       if (batched(r)) {
         sb.append(" (its shares of the launches below, prefill and decode steps");
         if (r.hasNonNull(RecordConvention.GPU_MS_METHOD)) {
-          sb.append(", split by ").append(text(r, RecordConvention.GPU_MS_METHOD));
+          sb.append("; share method ").append(text(r, RecordConvention.GPU_MS_METHOD));
         }
         sb.append(')');
       }

@@ -145,7 +145,7 @@ class ReviewFindingsTest {
     Cli r = Cli.run("find", "b1", log.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).doesNotContain("of infer")
-        .contains("gpu_ms 5.20 ms (its shares of the launches below, prefill and decode steps, split by rows)",
+        .contains("gpu_ms 5.20 ms (its shares of the launches below, prefill and decode steps; share method rows)",
             "launches 32");
   }
 }
