@@ -159,6 +159,8 @@ public final class GenAiConvention {
   public static final AttributeKey<List<String>> SLOWED_BY = AttributeKey.stringArrayKey("trtrace.slowed_by");
   public static final AttributeKey<Long> PREEMPTIONS = AttributeKey.longKey("trtrace.preemptions");
   public static final AttributeKey<Double> PREEMPTED_TIME = AttributeKey.doubleKey("trtrace.preempted.duration");
+  /** The request's launches that failed (the record's {@code failed_launches}); the last one's ID is below. */
+  public static final AttributeKey<Long> FAILED_LAUNCHES = AttributeKey.longKey("trtrace.launch.failed_count");
   public static final AttributeKey<Long> FAILED_LAUNCH_ID = AttributeKey.longKey("trtrace.launch.failed_id");
   /** Launch metrics: members per launch, and host time per launch (attribute: phase only, never request IDs). */
   public static final String METRIC_LAUNCH_BATCH_SIZE = "trtrace.launch.batch_size";

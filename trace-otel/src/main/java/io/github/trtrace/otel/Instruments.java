@@ -137,6 +137,12 @@ final class Instruments {
     return v;
   }
 
+  /** Distinct (kind, severity) series of the event counter; later new ones are counted as {@link #OTHER_EVENT}. */
+  static final int MAX_EVENT_SERIES = 256;
+
+  private static final Attributes OTHER_EVENT =
+      Attributes.of(GenAiConvention.EVENT_KIND, OTHER_ERROR_TYPE, GenAiConvention.EVENT_SEVERITY, OTHER_ERROR_TYPE);
+
   void tensorRtEvent(String kind, String severity) {
     String key = kind + '\u0000' + severity;
     Attributes a = eventAttributes.get(key);
@@ -144,8 +150,10 @@ final class Instruments {
       a = Attributes.of(
           GenAiConvention.EVENT_KIND, bounded(kind),
           GenAiConvention.EVENT_SEVERITY, bounded(severity.toLowerCase(Locale.ROOT)));
-      if (eventAttributes.size() < 256) {
+      if (eventAttributes.size() < MAX_EVENT_SERIES) {
         eventAttributes.putIfAbsent(key, a);
+      } else {
+        a = OTHER_EVENT; // a bounded label set: new kinds past the limit share one series
       }
     }
     tensorRtEvents.add(1, a);

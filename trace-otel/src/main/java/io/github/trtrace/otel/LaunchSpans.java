@@ -128,6 +128,7 @@ final class LaunchSpans {
       s.setAttribute(GenAiConvention.PREEMPTED_TIME, b.preemptedMs() / 1000.0);
     }
     if (b.failedLaunches() > 0) {
+      s.setAttribute(GenAiConvention.FAILED_LAUNCHES, (long) b.failedLaunches());
       s.setAttribute(GenAiConvention.FAILED_LAUNCH_ID, b.failedLaunchId());
     }
   }
