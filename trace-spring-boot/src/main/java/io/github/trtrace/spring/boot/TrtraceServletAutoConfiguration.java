@@ -2,6 +2,7 @@ package io.github.trtrace.spring.boot;
 
 import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.http.ServletTracing;
+import io.github.trtrace.spring.boot.internal.RequestContextCallableInterceptor;
 import io.github.trtrace.spring.boot.internal.RequestRecordingFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -14,6 +15,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * trace-http's servlet filter on every request of a servlet application: accepts or generates
@@ -45,6 +49,19 @@ public final class TrtraceServletAutoConfiguration {
     r.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
     r.setAsyncSupported(true);
     return r;
+  }
+
+  /**
+   * Spring MVC runs a handler's {@code Callable} on its task executor, after the filter's thread has left the
+   * request: the request's context (MDC {@code request_id}) is made current there too.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(WebMvcConfigurer.class)
+  static final class MvcAsync implements WebMvcConfigurer {
+    @Override
+    public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+      configurer.registerCallableInterceptors(new RequestContextCallableInterceptor());
+    }
   }
 
   /** One record per HTTP request ({@code trtrace.web.record-requests=true}), right after the ID filter. */

@@ -56,10 +56,13 @@ public final class TrtraceWebFilter implements WebFilter, Ordered {
   }
 
   private static TracedRequest decide(HttpHeaders headers) {
-    // getFirst: a method of HttpHeaders in Spring Framework 6 and 7 alike (getOrEmpty and get changed signature in
-    // 7, which this jar is compiled against, and fail on Boot 3.5); so only the first of several values is judged.
+    // getFirst and getValuesAsList: methods of HttpHeaders in Spring Framework 6 and 7 alike (getOrEmpty and get
+    // changed signature in 7, which this jar is compiled against, and fail on Boot 3.5). Several values are
+    // ambiguous and rejected together, as by the servlet filter; getValuesAsList also splits a single value at
+    // commas, which no valid ID contains, so only its count is used and a single value is judged as sent.
+    List<String> values = headers.getValuesAsList(RequestIds.HEADER);
     String id = headers.getFirst(RequestIds.HEADER);
-    List<String> ids = id == null ? List.of() : List.of(id);
+    List<String> ids = values.size() > 1 ? values : id == null ? List.of() : List.of(id);
     return RequestTracing.accept(
         ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(TraceParent.TRACESTATE_HEADER));
   }
