@@ -72,4 +72,26 @@ class FromPropertiesTest {
     assertThatThrownBy(() -> InferenceTracer.builder().shutdownDrain(java.time.Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void anInvalidSettingLeavesNoOtherSettingApplied() throws Exception {
+    InferenceTracer.Builder builder = InferenceTracer.builder();
+    assertThatThrownBy(() -> builder.fromProperties(Map.of("trtrace.sample.rate", "0", "trtrace.queue.size", "0")::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TRTRACE_QUEUE_SIZE");
+    List<Object> written = new CopyOnWriteArrayList<>();
+    try (InferenceTracer tracer = builder.sink(RecordSink.named("mem", written::addAll)).shutdownHook(false).build()) {
+      tracer.run("m", t -> { });
+      tracer.flush().get();
+      assertThat(tracer.stats().sampledOut()).as("sample rate 0 of the rejected settings applied").isZero();
+    }
+    assertThat(written).hasSize(1);
+  }
+
+  @Test
+  void anAbsurdlyLongSlowThresholdIsRejectedByItsSetterOrWorks() {
+    io.github.trtrace.core.sampling.Sampler.Builder sampler =
+        io.github.trtrace.core.sampling.Sampler.builder().slowThreshold(Duration.ofDays(365L * 300));
+    assertThat(sampler.build().decide("m", Status.SUCCESS, 1e9)).isEqualTo("sampled");
+  }
 }

@@ -28,8 +28,11 @@ final class DefaultRules {
               Pattern.compile(
                   "(?i)\\b(password|passwd|pwd|secret|client_secret|token|access_token|refresh_token|auth_token"
                       + "|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key)\\b"
-                      + "([\"']?[ \\t]*+[:=][ \\t]*+)"
-                      + "(?:\"[^\"\\r\\n]*+\"?|'[^'\\r\\n]*+'?|[^\\s,;&\"'}]++)"),
+                      + "(\\\\?[\"']?[ \\t]*+[:=][ \\t]*+)"
+                      // a value quoted with escaped quotes (JSON inside a JSON string), then a quoted value
+                      // whose escapes (\\") do not end it, then single-quoted, then bare
+                      + "(?:\\\\\"(?:[^\"\\\\\\r\\n]++|\\\\(?!\")[^\\r\\n])*+(?:\\\\\")?"
+                      + "|\"(?:[^\"\\\\\\r\\n]++|\\\\[^\\r\\n])*+\"?|'[^'\\r\\n]*+'?|[^\\s,;&\"'}]++)"),
               "$1$2" + SECRET),
           // Authorization: Bearer <token>
           Rule.regex("bearer-token", Pattern.compile("\\b([Bb]earer)\\s++[A-Za-z0-9._~+/=\\-]{16,}+"), "$1 " + SECRET),

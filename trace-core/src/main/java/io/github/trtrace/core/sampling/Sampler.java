@@ -173,7 +173,10 @@ public interface Sampler {
     public Sampler build() {
       return new AdaptiveSampler(
           rate,
-          slowThreshold == null ? Double.POSITIVE_INFINITY : slowThreshold.toNanos() / 1e6,
+          // from seconds and nanos: toNanos() overflows past 292 years
+          slowThreshold == null
+              ? Double.POSITIVE_INFINITY
+              : slowThreshold.getSeconds() * 1e3 + slowThreshold.getNano() / 1e6,
           adaptiveSlow,
           window.toNanos(),
           minSamples,

@@ -107,6 +107,12 @@ final class Rotation {
       }
     }
     if (free == 0) {
+      // files beyond the limit, left by a run configured to keep more: deleted too
+      for (int k = maxRotatedFiles + 1; k > maxRotatedFiles
+          && (Files.exists(sibling(k, false)) || Files.exists(sibling(k, true))); k++) {
+        Files.deleteIfExists(sibling(k, false));
+        Files.deleteIfExists(sibling(k, true));
+      }
       Files.deleteIfExists(sibling(maxRotatedFiles, false));
       Files.deleteIfExists(sibling(maxRotatedFiles, true));
       free = maxRotatedFiles;

@@ -83,6 +83,15 @@ class RedactorTest {
   }
 
   @Test
+  void valuesOfSecretKeysInsideJsonStringsAreRedactedWhole() {
+    // a JSON value holding an escaped quote: the whole value goes, not only what precedes the escape
+    assertThat(R.redact("{\"password\": \"ab\\\"cd-rest-of-secret\"}")).isEqualTo("{\"password\": [SECRET]}");
+    // a request body whose prompt holds JSON: keys and values are written with escaped quotes
+    assertThat(R.redact("{\"prompt\": \"config {\\\"password\\\": \\\"hunter2\\\"}\"}"))
+        .doesNotContain("hunter2");
+  }
+
+  @Test
   void longDigitRunsBecomeNumbers() {
     assertThat(R.redact("card 4111 1111 1111 1111 exp")).isEqualTo("card [NUMBER] exp");
     assertThat(R.redact("call +1 (555) 123-4567 now")).isEqualTo("call [NUMBER] now");

@@ -134,6 +134,21 @@ class JsonLinesFileSinkTest {
   }
 
   @Test
+  void aRestartWithFewerRotatedFilesKeepsNoneBeyondTheNewLimit() throws IOException {
+    // a previous run kept 6 rotated files; this one is configured to keep 2
+    for (int i = 1; i <= 6; i++) {
+      Files.write(rotated(i, true), new byte[0]);
+    }
+    try (JsonLinesFileSink sink =
+        JsonLinesFileSink.builder(file()).maxFileBytes(2048).maxRotatedFiles(2).build()) {
+      writeRecords(sink, "req-restart-", 100);
+    }
+    assertThat(filesInDir())
+        .as("\"beyond maxRotatedFiles they are deleted\"")
+        .containsExactlyInAnyOrder(file(), rotated(1, true), rotated(2, true));
+  }
+
+  @Test
   void rotatesIntoPlainFilesWhenGzipIsOff() throws IOException {
     List<String> expected;
     try (JsonLinesFileSink sink =

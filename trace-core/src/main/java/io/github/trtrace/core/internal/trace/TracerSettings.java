@@ -71,6 +71,9 @@ public final class TracerSettings {
       } catch (InvalidPathException e) {
         throw invalid(LOG_PATH, pathValue, "not a valid path");
       }
+      if (path.getFileName() == null) {
+        throw invalid(LOG_PATH, pathValue, "must name a file, not a root");
+      }
     }
     String rate = value(lookup, SAMPLE_RATE);
     Double r = null;
@@ -92,6 +95,13 @@ public final class TracerSettings {
     }
     String size = value(lookup, QUEUE_SIZE);
     int capacity = size == null ? -1 : parseInt(QUEUE_SIZE, size);
+    if (size != null) {
+      try {
+        Dispatcher.builder().queueCapacity(capacity); // checked here, applied below with the others
+      } catch (IllegalArgumentException e) {
+        throw invalid(QUEUE_SIZE, size, e.getMessage());
+      }
+    }
     String batchValue = value(lookup, BATCH_SIZE);
     int batch = -1;
     if (batchValue != null) {
@@ -136,11 +146,7 @@ public final class TracerSettings {
       b.samplerBuilder().slowThreshold(slowThreshold);
     }
     if (size != null) {
-      try {
-        b.queueCapacity(capacity);
-      } catch (IllegalArgumentException e) {
-        throw invalid(QUEUE_SIZE, size, e.getMessage());
-      }
+      b.queueCapacity(capacity);
     }
     if (batchValue != null) {
       b.batchSize(batch);
@@ -152,9 +158,6 @@ public final class TracerSettings {
       b.inputDigest(Boolean.parseBoolean(digest));
     }
     if (path != null) {
-      if (path.getFileName() == null) {
-        throw invalid(LOG_PATH, pathValue, "must name a file, not a root");
-      }
       b.logFile(path, LOG_PATH + "=" + pathValue);
     }
   }
