@@ -34,7 +34,8 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
 
   @Option(names = "--request", paramLabel = "REQUEST_ID",
       description = "The request shown with its launches on a timeline beside its neighbours, with the explain sentence"
-          + " (default: the slowest by TPOT among requests that joined launches; none without launches).")
+          + " (default: the slowest by TPOT among requests that joined launches; none without launches). Exit 1"
+          + " when the request named here is not in the logs (the page is written without its timeline).")
   @Nullable String request;
 
   @Option(names = "--build-report", paramLabel = "FILE", description = "The engine's build report (built with detailed"
@@ -57,6 +58,7 @@ public final class ReportCommand extends LogCommand implements Callable<Integer>
       out.println("  * " + s);
     }
     out.flush();
-    return 0;
+    // a request the user named and the logs lack: the page is there, but not what was asked for (as find, explain)
+    return request != null && !found ? 1 : 0;
   }
 }

@@ -148,4 +148,26 @@ class ReviewFindingsTest {
         .contains("gpu_ms 5.20 ms (its shares of the launches below, prefill and decode steps; share method rows)",
             "launches 32");
   }
+
+  /** report --request with an ID the logs lack wrote the page and exited 0, so a script could not tell. */
+  @Test
+  void reportOfARequestTheLogsLackExits1() throws IOException {
+    Path log = dir.resolve("inference.log");
+    Files.writeString(log, rec("a", "m", "success", null, "10"));
+    Cli r = Cli.run("report", log.toString(), "--html", dir.resolve("r.html").toString(), "--request", "nope");
+    assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
+    assertThat(r.out()).contains("request nope: not found");
+    assertThat(dir.resolve("r.html")).exists();
+  }
+
+  /** find printed a found record and said nothing of the lines it skipped (explain says it). */
+  @Test
+  void findSaysWhichLinesItSkippedEvenWhenItFindsTheRequest() throws IOException {
+    Path log = dir.resolve("inference.log");
+    Files.writeString(log, "not json\n" + rec("a", "m", "success", null, "10"));
+    Cli r = Cli.run("find", "a", log.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("request a");
+    assertThat(r.err()).contains("1 malformed");
+  }
 }
