@@ -235,15 +235,17 @@ public final class BuildReport {
   public Instant createdAt() { return v.createdAt; }
 
   /**
-   * Fraction of network layers absorbed into multi-layer engine layers: the sum of {@code
-   * networkLayers.size()} over {@link #fusedGroups()} divided by {@link #networkLayerCount()}. NaN
-   * when the network layer count is unknown or zero. 0 means nothing was fused.
+   * Fraction of network layers absorbed into multi-layer engine layers: the distinct network layers
+   * of {@link #fusedGroups()} (one that Myelin split over two engine layers counted once) divided by
+   * {@link #networkLayerCount()}. NaN when the network layer count is unknown or zero. 0 means nothing
+   * was fused.
    */
   public double fusionRate() {
     if (v.networkLayerCount <= 0) {
       return Double.NaN;
     }
-    long absorbed = v.fusedGroups.stream().mapToLong(g -> g.networkLayers().size()).sum();
+    // a network layer split over two engine layers (Myelin) is in two groups: count it once
+    long absorbed = v.fusedGroups.stream().flatMap(g -> g.networkLayers().stream()).distinct().count();
     return Math.min(1.0, (double) absorbed / v.networkLayerCount);
   }
 
@@ -280,7 +282,9 @@ public final class BuildReport {
     if (requested <= 0 || requested >= Precisions.rank("fp32")) {
       return List.of();
     }
-    return layersWithPrecision("fp32");
+    // reformat copies and no-ops the builder inserts (e.g. to fp32 outputs) are no fallbacks
+    return layersWithPrecision("fp32").stream()
+        .filter(l -> !"Reformat".equals(l.type()) && !"NoOp".equals(l.type())).collect(Collectors.toList());
   }
 
   /**

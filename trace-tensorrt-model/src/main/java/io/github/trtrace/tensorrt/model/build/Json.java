@@ -24,7 +24,11 @@ final class Json {
       if (t == null) {
         throw new IllegalArgumentException("empty JSON document");
       }
-      return value(p, t);
+      Object v = value(p, t);
+      if (p.nextToken() != null) {
+        throw new IllegalArgumentException("malformed JSON: content after the end of the document");
+      }
+      return v;
     } catch (IOException e) {
       throw new IllegalArgumentException("malformed JSON: " + e.getMessage(), e);
     }
