@@ -93,7 +93,8 @@ public interface Dispatcher extends AutoCloseable {
    * }</pre>
    */
   final class Builder {
-    static final int MAX_CAPACITY = 1 << 30;
+    /** The largest {@link #queueCapacity} and {@link #reservedCapacity}. */
+    public static final int MAX_CAPACITY = 1 << 30;
     /** The largest {@link #batchSize}. */
     public static final int MAX_BATCH_SIZE = 1 << 20;
     static final Duration MAX_BLOCK_TIMEOUT = Duration.ofSeconds(10);

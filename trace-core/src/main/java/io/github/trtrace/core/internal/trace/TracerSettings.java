@@ -95,12 +95,10 @@ public final class TracerSettings {
     }
     String size = value(lookup, QUEUE_SIZE);
     int capacity = size == null ? -1 : parseInt(QUEUE_SIZE, size);
-    if (size != null) {
-      try {
-        Dispatcher.builder().queueCapacity(capacity); // checked here, applied below with the others
-      } catch (IllegalArgumentException e) {
-        throw invalid(QUEUE_SIZE, size, e.getMessage());
-      }
+    if (size != null && (capacity < 1 || capacity > Dispatcher.Builder.MAX_CAPACITY)) {
+      // the builder's message, checked here before anything is applied
+      throw invalid(QUEUE_SIZE, size,
+          "queueCapacity must be between 1 and " + Dispatcher.Builder.MAX_CAPACITY + ": " + capacity);
     }
     String batchValue = value(lookup, BATCH_SIZE);
     int batch = -1;
