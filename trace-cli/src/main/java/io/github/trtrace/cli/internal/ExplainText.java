@@ -57,7 +57,7 @@ final class ExplainText {
     if (launches && !j.launches.isEmpty()) {
       launchTable(out, e);
     }
-    if (j.read.malformed + j.read.torn + j.read.truncated > 0) {
+    if (j.read.skippedAny()) {
       out.println("  read: " + j.read.describe());
     }
   }

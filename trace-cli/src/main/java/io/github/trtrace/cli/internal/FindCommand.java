@@ -83,7 +83,7 @@ public final class FindCommand extends LogCommand implements Callable<Integer> {
     if (found.size() > 1) {
       err.println("trtrace find: " + found.size() + " records carry request ID " + Fmt.visible(requestId));
     }
-    if (read.malformed + read.torn + read.truncated > 0) { // on stderr: the record on stdout stays as it is
+    if (read.skippedAny()) { // on stderr: the record on stdout stays as it is
       err.println("trtrace find: read " + read.describe());
     }
     return 0;

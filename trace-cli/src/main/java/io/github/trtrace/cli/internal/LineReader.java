@@ -53,6 +53,21 @@ final class LineReader {
       }
     }
 
+    /** A gzip file whose compressed stream ends early: read up to the cut; its example kept among the five. */
+    void truncated(Path file, long lineNo) {
+      truncated++;
+      examples.add(Math.min(examples.size(), 4),
+          file + ": truncated gzip file (compressed stream ends early), read up to line " + lineNo);
+      if (examples.size() > 5) {
+        examples.remove(5);
+      }
+    }
+
+    /** Whether any line or file was skipped or cut (what {@link #describe()} then reports). */
+    boolean skippedAny() {
+      return malformed + torn + truncated > 0;
+    }
+
     /** One line such as {@code 1,000 lines in 2 files: 998 records, 1 malformed, 1 torn}. */
     String describe() {
       StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT,
@@ -147,12 +162,7 @@ final class LineReader {
             finish(s, handler, line, len, overlong, f, lineNo + 1, true);
           }
           if (cut) {
-            s.truncated++;
-            s.examples.add(Math.min(s.examples.size(), 4),
-                f + ": truncated gzip file (compressed stream ends early), read up to line " + lineNo);
-            if (s.examples.size() > 5) {
-              s.examples.remove(5);
-            }
+            s.truncated(f, lineNo);
           }
         } catch (java.io.IOException e) {
           if (e.getMessage() != null && e.getMessage().startsWith(f.toString())) {

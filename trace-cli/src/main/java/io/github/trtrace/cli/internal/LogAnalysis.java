@@ -217,7 +217,7 @@ public final class LogAnalysis {
   }
 
   boolean skippedLines() {
-    return analysis.read.malformed + analysis.read.torn + analysis.read.truncated > 0;
+    return analysis.read.skippedAny();
   }
 
   /** Writes the {@code trtrace report} HTML page for these files to {@code html}. */

@@ -55,8 +55,8 @@ final class Timeline {
     if (r.hasNonNull(RecordConvention.INPUT_DIGEST)) {
       sb.append("  input digest: ").append(text(r, RecordConvention.INPUT_DIGEST)).append('\n');
     }
-    waterfall(sb, r, latency);
-    batching(sb, r);
+    boolean gpuShown = waterfall(sb, r, latency);
+    batching(sb, r, gpuShown);
     events(sb, r.get(RecordConvention.EVENTS));
     layers(sb, r.get(RecordConvention.LAYERS));
     JsonNode attrs = r.get(RecordConvention.ATTRIBUTES);
@@ -70,8 +70,11 @@ final class Timeline {
     return sb.toString();
   }
 
-  /** Stages one after another, each bar placed at its start within the end-to-end latency. */
-  private static void waterfall(StringBuilder sb, JsonNode r, double latency) {
+  /**
+   * Stages one after another, each bar placed at its start within the end-to-end latency; returns
+   * whether it showed the record's gpu_ms (as a part of infer).
+   */
+  private static boolean waterfall(StringBuilder sb, JsonNode r, double latency) {
     double total = latency;
     double sum = 0;
     for (String f : Stages.FIELDS) {
@@ -82,13 +85,14 @@ final class Timeline {
     }
     if (sum == 0) {
       sb.append("  (no stage times)\n");
-      return;
+      return false;
     }
     if (!(total >= sum)) {
       total = sum;
     }
     sb.append(String.format(Locale.ROOT, "  %-13s %10s %10s  %s%n", "stage", "start ms", "ms", "0" + " ".repeat(BAR - 1) + Fmt.ms(total)));
     double at = 0;
+    boolean gpuShown = false;
     for (int i = 0; i < Stages.COUNT; i++) {
       double v = num(r, Stages.FIELDS[i]);
       if (!(v >= 0)) {
@@ -102,6 +106,7 @@ final class Timeline {
         double g = num(r, RecordConvention.GPU_MS);
         sb.append(String.format(Locale.ROOT, "  %-13s %10s %10.1f  |%s|  %s of infer%n", "  gpu", "", g, bar(at, g, total),
             Fmt.pct(v > 0 ? g / v : Double.NaN)));
+        gpuShown = true;
       }
       at += v;
     }
@@ -115,13 +120,13 @@ final class Timeline {
       int pos = (int) Math.min(BAR - 1, Math.round(ttft / total * BAR));
       sb.append(String.format(Locale.ROOT, "  %-13s %10.1f %10s   %s^%n", "first token", ttft, "", " ".repeat(pos)));
     }
+    return gpuShown;
   }
 
-  /** The record's shared-launch fields (batched serving), and its GPU time when no infer stage showed it. */
-  private static void batching(StringBuilder sb, JsonNode r) {
+  /** The record's shared-launch fields (batched serving), and its GPU time when the waterfall did not show it. */
+  private static void batching(StringBuilder sb, JsonNode r, boolean gpuShown) {
     double gpu = num(r, RecordConvention.GPU_MS);
-    boolean shownUnderInfer = !batched(r) && num(r, RecordConvention.INFER_MS) >= 0 && sumOfStages(r) > 0;
-    if (gpu >= 0 && !shownUnderInfer) {
+    if (gpu >= 0 && !gpuShown) {
       sb.append("  gpu_ms ").append(Fmt.ms(gpu));
       if (batched(r)) {
         sb.append(" (its shares of the launches below, prefill and decode steps");
@@ -132,7 +137,7 @@ final class Timeline {
       }
       sb.append('\n');
     }
-    if (!r.hasNonNull(RecordConvention.LAUNCH_COUNT)) {
+    if (!batched(r)) {
       return;
     }
     List<String> l = new ArrayList<>();
@@ -182,17 +187,6 @@ final class Timeline {
       double t = num(r, ms);
       out.add(label + " " + text(r, count) + (t >= 0 ? " (" + Fmt.ms(t) + ")" : ""));
     }
-  }
-
-  private static double sumOfStages(JsonNode r) {
-    double sum = 0;
-    for (String f : Stages.FIELDS) {
-      double v = num(r, f);
-      if (v >= 0) {
-        sum += v;
-      }
-    }
-    return sum;
   }
 
   private static String bar(double start, double len, double total) {
