@@ -5,6 +5,9 @@ import io.github.trtrace.core.InferenceTracer;
 import io.github.trtrace.core.Stage;
 import io.github.trtrace.core.TracerStats;
 import io.github.trtrace.core.context.RequestContext;
+import io.github.trtrace.core.sink.JsonLinesFileSink;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -24,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * trtrace with its JSON Lines file sink at default settings (rotation and gzip on): open a request
- * context (request ID, MDC), start a trace, four stages, 15 fields, end it. Peers:
+ * context (request ID, MDC), start a trace, four stages, 15 fields, end it ({@code -Dbench.trtrace.plainRotated=true}:
+ * rotated files not gzipped, a diagnosis variant). Peers:
  * {@link Log4j2AsyncBenchmark}, {@link LogbackAsyncBenchmark}, {@link OtelSdkBenchmark}.
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -53,8 +57,19 @@ public class TrtraceFileBenchmark {
   public void setUp() {
     dir = WrittenLines.newDirectory("trtrace");
     // trtrace.* system properties of the fork apply (none by default), e.g. -jvmArgsAppend -Dtrtrace.batch.size=256
-    tracer = InferenceTracer.builder().jsonLinesFile(dir.resolve("inference.log")).fromProperties(System::getProperty)
-        .build();
+    InferenceTracer.Builder b = InferenceTracer.builder();
+    if (Boolean.getBoolean("bench.trtrace.plainRotated")) {
+      // a diagnosis variant, not the default: rotated files left uncompressed, as the Log4j2 and Logback peers
+      // leave their one file (BENCHMARKS.md section 2)
+      try {
+        b.sink(JsonLinesFileSink.builder(dir.resolve("inference.log")).gzipRotated(false).build());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    } else {
+      b.jsonLinesFile(dir.resolve("inference.log"));
+    }
+    tracer = b.fromProperties(System::getProperty).build();
   }
 
   @TearDown(Level.Trial)
