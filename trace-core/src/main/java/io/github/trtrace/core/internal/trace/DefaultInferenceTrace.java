@@ -193,9 +193,9 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       context = mine.open();
     }
     if (hs == null) {
-      return context == null ? TraceScope.NOOP : new TraceListeners.CurrentScope(context, null, null, null);
+      return context == null ? TraceScope.NOOP : new TraceListeners.CurrentScope(context, null, null, null, null);
     }
-    return TraceListeners.makeCurrent(this, hs, context);
+    return TraceListeners.makeCurrent(this, requestId, hs, context);
   }
 
   @Override
@@ -209,6 +209,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
     InferenceRecord.Event added;
     TraceListener.Handle[] hs;
     int current;
+    String id;
     synchronized (this) {
       if (!isCurrent(gen, "event")
           || isEndedMisuse("event")
@@ -222,9 +223,10 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       entry().addEvent(added);
       hs = handles; // with the event added: this trace may serve another request once the monitor is released
       current = generation;
+      id = requestId;
     }
     if (hs != null) {
-      TraceListeners.event(this, hs, added, current);
+      TraceListeners.event(this, id, hs, added, current);
     }
   }
 
@@ -277,7 +279,7 @@ final class DefaultInferenceTrace extends StagedTrace implements BatchMember {
       // into the entry after this one had handed it off (and it recycled).
       batch.end(services.nanoClock.getAsLong(), e.batchTally());
     }
-    fireStageEnds(hs, stillOpen, record.endEpochNanos);
+    fireStageEnds(record.requestId, hs, stillOpen, record.endEpochNanos);
     boolean handedOff = services.handoff.finish(record, in, hs, gpuMark, now);
     synchronized (this) {
       if (handedOff || !pooled) {

@@ -92,6 +92,7 @@ abstract class StagedTrace extends RecordFillingTrace {
     int gen0;
     TraceListener.Handle[] hs;
     long epoch;
+    String id;
     synchronized (this) {
       if (!isCurrent(gen, "stage") || isEndedMisuse("stage") || isNullMisuse("stage", stage)) {
         return NOOP_TIMER;
@@ -119,9 +120,10 @@ abstract class StagedTrace extends RecordFillingTrace {
       hs = handles;
       gen0 = currentGeneration();
       epoch = epochNanos(now);
+      id = requestId;
     }
     if (hs != null) {
-      TraceListeners.stageStarted(this, hs, stage, index, epoch, gen0);
+      TraceListeners.stageStarted(this, id, hs, stage, index, epoch, gen0);
     }
     return opened;
   }
@@ -180,6 +182,7 @@ abstract class StagedTrace extends RecordFillingTrace {
     Object[] ended;
     long epoch;
     TraceListener.Handle[] hs;
+    String id;
     synchronized (this) {
       if (!isCurrent(gen, "stage(...).close")) {
         return;
@@ -203,8 +206,9 @@ abstract class StagedTrace extends RecordFillingTrace {
       ended = popTo(at, now);
       hs = handles;
       epoch = epochNanos(now);
+      id = requestId;
     }
-    fireStageEnds(hs, ended, epoch);
+    fireStageEnds(id, hs, ended, epoch);
   }
 
   /**
@@ -260,11 +264,12 @@ abstract class StagedTrace extends RecordFillingTrace {
   /**
    * The listeners' {@code onStageEnd} for stages {@link #popTo} ended at {@code epochNanos}; without the
    * monitor, {@code hs} the handles read under it with the stages popped (once the monitor is released this
-   * trace may serve another request).
+   * trace may serve another request), {@code requestId} their request's ID, read with them.
    */
-  void fireStageEnds(TraceListener.@Nullable Handle @Nullable [] hs, Object[] ended, long epochNanos) {
+  void fireStageEnds(
+      String requestId, TraceListener.@Nullable Handle @Nullable [] hs, Object[] ended, long epochNanos) {
     if (hs != null && ended.length > 0) {
-      TraceListeners.stagesEnded(this, hs, ended, epochNanos);
+      TraceListeners.stagesEnded(this, requestId, hs, ended, epochNanos);
     }
   }
 }
