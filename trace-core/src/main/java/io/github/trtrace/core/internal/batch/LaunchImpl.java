@@ -54,6 +54,11 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
   int[] rows;
   double[] weight;
   double[] share;
+  /**
+   * With listeners: each member's listener handles, read while the launch still held it ({@link #attribute}).
+   * Once released, a member may end and (garbage-free) its trace serve another request before {@code onLaunch}.
+   */
+  TraceListener.@Nullable Handle @Nullable [] @Nullable [] memberHandles;
   long prefillTokens;
   int decodeRows;
   long rowCount;
@@ -78,6 +83,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     rows = new int[n];
     weight = new double[n];
     share = new double[n];
+    memberHandles = owner.hasListeners() ? new TraceListener.Handle[n][] : null;
   }
 
   void open(long id, @Nullable String fingerprint, long startNanos, long startEpochNanos) {
@@ -112,6 +118,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     Arrays.fill(states, 0, size, null);
     Arrays.fill(traces, 0, size, null);
     Arrays.fill(ids, 0, size, null);
+    if (memberHandles != null) {
+      Arrays.fill(memberHandles, 0, size, null);
+    }
     Arrays.fill(events, 0, eventCount * 3, null);
     layers = null;
     size = 0;
@@ -169,6 +178,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     rows = Arrays.copyOf(rows, n);
     weight = Arrays.copyOf(weight, n);
     share = Arrays.copyOf(share, n);
+    if (memberHandles != null) {
+      memberHandles = Arrays.copyOf(memberHandles, n);
+    }
   }
 
   @Override
@@ -382,6 +394,9 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
         st.failedLaunchId = id;
         traces[i].sharedLaunchFailed(id, failed); // before the release: the trace cannot have ended in between
       }
+      if (memberHandles != null) {
+        memberHandles[i] = traces[i].listenerHandles(); // before the release: still this request's
+      }
       st.release(this);
     }
   }
@@ -429,10 +444,13 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     }
   }
 
-  /** The listeners' handles of every member for listener {@code l} (null where a member has none). */
+  /**
+   * The listeners' handles of every member for listener {@code l} (null where a member has none), as read
+   * before the members were released ({@link #memberHandles}).
+   */
   TraceListener.@Nullable Handle[] handles(int l, TraceListener.@Nullable Handle[] into) {
     for (int i = 0; i < size; i++) {
-      TraceListener.Handle[] hs = traces[i].listenerHandles();
+      TraceListener.Handle[] hs = memberHandles == null ? null : memberHandles[i];
       into[i] = hs != null && l < hs.length ? hs[l] : null;
     }
     return into;

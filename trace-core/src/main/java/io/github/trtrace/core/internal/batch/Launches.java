@@ -148,6 +148,11 @@ public final class Launches {
     return nanoClock.getAsLong();
   }
 
+  /** Whether the tracer has listeners (whose {@code onLaunch} needs the members' handles). */
+  boolean hasListeners() {
+    return listeners.length > 0;
+  }
+
   void misuse(String what) {
     misuse.accept(what);
   }

@@ -375,10 +375,16 @@ final class TraceHandle implements InferenceTrace, BatchMember {
     return trace; // init() resets the state under the trace's monitor
   }
 
+  /**
+   * The handles of this handle's request, null once its trace serves another one: checked and read under the
+   * trace's monitor, so that a reuse ({@code init}, which holds it) cannot come between the check and the read.
+   */
   @Override
   public TraceListener.@Nullable Handle @Nullable [] listenerHandles() {
     DefaultInferenceTrace t = trace;
-    return t.isLive(generation) ? t.listenerHandles() : null;
+    synchronized (t) {
+      return t.currentGeneration() == generation ? t.listenerHandles() : null;
+    }
   }
 
   @Override
