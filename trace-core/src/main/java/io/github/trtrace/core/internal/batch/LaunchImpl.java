@@ -321,7 +321,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     if (!open || table == null) {
       owner.misuse("layers(" + (table == null ? "null" : "...") + ") on launch " + id);
     } else {
-      layers = java.util.List.copyOf(table);
+      layers = java.util.List.copyOf(owner.withoutNulls(table, "layers() on launch " + id));
     }
     return this;
   }

@@ -123,8 +123,10 @@ public final class Launches {
     this.log = log;
     this.misuse = misuse;
     this.activityLog = log == null ? SharedLaunch.ActivityLog.NONE
-        : (id, list, notListed, complete, unmatched, host) -> log.offerActivities(id,
-            epochNanosAt.applyAsLong(nanoClock.getAsLong()), list, notListed, complete, unmatched, host);
+        : (id, list, notListed, complete, unmatched, host) -> list == null
+            ? misused("activityLog().write(" + id + ", null)")
+            : log.offerActivities(id, epochNanosAt.applyAsLong(nanoClock.getAsLong()),
+                withoutNulls(list, "activityLog().write(" + id + ")"), notListed, complete, unmatched, host);
     // seeded with the epoch microseconds: increasing across restarts of a service writing one log
     this.ids = new AtomicLong(epochNanosAt.applyAsLong(nanoClock.getAsLong()) / 1000);
   }
@@ -155,6 +157,35 @@ public final class Launches {
 
   void misuse(String what) {
     misuse.accept(what);
+  }
+
+  private boolean misused(String what) {
+    misuse.accept(what);
+    return false;
+  }
+
+  /**
+   * {@code list} itself when it holds no null, else a copy without its nulls, counted as one misuse of {@code
+   * call}: a caller's list is never a reason to throw into the scheduler.
+   */
+  <T> java.util.List<T> withoutNulls(java.util.List<T> list, String call) {
+    int nulls = 0;
+    for (T t : list) { // not contains(null): an immutable list throws for it
+      if (t == null) {
+        nulls++;
+      }
+    }
+    if (nulls == 0) {
+      return list;
+    }
+    misuse.accept(call + " with " + nulls + " null element(s), left out");
+    java.util.List<T> kept = new java.util.ArrayList<>(list.size() - nulls);
+    for (T t : list) {
+      if (t != null) {
+        kept.add(t);
+      }
+    }
+    return kept;
   }
 
   /** Counts a new launch object; returns the member capacity it starts with (the largest so far). */
