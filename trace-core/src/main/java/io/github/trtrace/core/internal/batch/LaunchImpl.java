@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * the "slowed by" neighbours cost a constant per member.
  */
 final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
-  static final int TOP_PREFILL = BatchTally.NEIGHBOURS;
+  /** One more than a member keeps: a member that is itself among them still sees {@link BatchTally#NEIGHBOURS} others. */
+  static final int TOP_PREFILL = BatchTally.NEIGHBOURS + 1;
   private static final java.lang.invoke.VarHandle CLOSING;
 
   static {
