@@ -192,11 +192,24 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     }
     int i = member(trace, "prefill");
     if (i >= 0) {
+      tokens = capped(prefill[i], tokens, "prefill");
       prefill[i] += tokens;
       prefillTokens += tokens;
       rankPrefill(i);
     }
     return this;
+  }
+
+  /**
+   * {@code add} (>= 0), or less so that {@code have + add} stays an int: a member's count past {@link
+   * Integer#MAX_VALUE} (a scheduler's bug) would wrap to a negative weight, so a negative share. Counted as misuse.
+   */
+  private int capped(int have, int add, String call) {
+    if (add <= Integer.MAX_VALUE - have) {
+      return add;
+    }
+    owner.misuse(call + "(" + add + ") on launch " + id + ": over " + Integer.MAX_VALUE + " for one member, capped");
+    return Integer.MAX_VALUE - have;
   }
 
   /** Keeps {@link #topPrefill} the (up to) three members with most prefill tokens. */
@@ -244,6 +257,7 @@ final class LaunchImpl implements SharedLaunch, SharedLaunch.Ended {
     }
     int i = member(trace, "rows");
     if (i >= 0) {
+      count = capped(rows[i], count, "rows");
       rows[i] += count;
       rowCount += count;
     }
