@@ -6,6 +6,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /** Reads tracer settings from system properties and environment variables. */
@@ -125,7 +126,7 @@ public final class TracerSettings {
     Duration drain = null;
     if (drainValue != null) {
       try {
-        drain = Duration.ofMillis(Long.parseLong(drainValue));
+        drain = Duration.ofMillis(Long.parseLong(plain(INTEGER, drainValue)));
       } catch (NumberFormatException e) {
         throw invalid(SHUTDOWN_DRAIN, drainValue, "must be a whole number of milliseconds");
       }
@@ -169,9 +170,28 @@ public final class TracerSettings {
     return v.isEmpty() ? null : v;
   }
 
+  /**
+   * Numbers are written in plain decimal, as the docs show them: an optional minus (so that a negative
+   * value gets the range message), ASCII digits, and for the decimal settings a fraction and an exponent.
+   * The JDK parsers accept more (Java literal suffixes {@code 0.5f} and {@code 1d}, hexadecimal {@code
+   * 0x1p-1}, a leading plus, {@code NaN}, {@code Infinity}, non-ASCII digits): such a value is more likely a
+   * mistake than meant, and other readers of the same variable would not agree on it, so it is refused.
+   */
+  private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
+
+  private static final Pattern DECIMAL = Pattern.compile("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+
+  /** {@code value} when it matches {@code grammar}; otherwise the NumberFormatException the caller turns into its message. */
+  private static String plain(Pattern grammar, String value) {
+    if (!grammar.matcher(value).matches()) {
+      throw new NumberFormatException(value);
+    }
+    return value;
+  }
+
   private static int parseInt(Setting name, String value) {
     try {
-      return Integer.parseInt(value);
+      return Integer.parseInt(plain(INTEGER, value));
     } catch (NumberFormatException e) {
       throw invalid(name, value, "must be an integer");
     }
@@ -179,7 +199,7 @@ public final class TracerSettings {
 
   private static double parseDouble(Setting name, String value) {
     try {
-      return Double.parseDouble(value);
+      return Double.parseDouble(plain(DECIMAL, value));
     } catch (NumberFormatException e) {
       throw invalid(name, value, "must be a number");
     }
