@@ -483,7 +483,9 @@ public interface InferenceTracer extends AutoCloseable {
      * {@code trtrace.batch.size} / {@code TRTRACE_BATCH_SIZE} ({@link #batchSize}),
      * {@code trtrace.input.digest} / {@code TRTRACE_INPUT_DIGEST} ({@code true}/{@code false}),
      * {@code trtrace.shutdown.drain.ms} / {@code TRTRACE_SHUTDOWN_DRAIN_MS} ({@link #shutdownDrain}, in ms).
-     * Invalid values fail here with a message naming the setting.
+     * Invalid values fail here with a message naming the setting. A {@code trtrace.*} system property or
+     * {@code TRTRACE_*} variable that trtrace does not read (a typo) is logged once as a warning, with the
+     * name it probably meant.
      */
     public Builder fromEnvironment() {
       factory.fromEnvironment();

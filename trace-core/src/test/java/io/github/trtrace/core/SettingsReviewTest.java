@@ -35,6 +35,38 @@ class SettingsReviewTest {
   }
 
   @Test
+  void aMisspeltSystemPropertyIsReportedOnceWithTheNameItProbablyMeant() {
+    // a name no other test uses: the report is once per JVM
+    String key = "trtrace.sample.rat";
+    System.setProperty(key, "0.1");
+    try {
+      InferenceTracer.builder().fromEnvironment();
+      InferenceTracer.builder().fromEnvironment();
+    } finally {
+      System.clearProperty(key);
+    }
+    assertThat(warnings()).filteredOn(m -> m.contains(key)).singleElement().asString()
+        .contains("unknown setting trtrace.sample.rat").contains("did you mean trtrace.sample.rate");
+  }
+
+  @Test
+  void settingsOfOtherTrtraceModulesAreNotReported() {
+    String key = "trtrace.kernels.sample";
+    String was = System.getProperty(key);
+    System.setProperty(key, "0.5");
+    try {
+      InferenceTracer.builder().fromEnvironment();
+    } finally {
+      if (was == null) {
+        System.clearProperty(key);
+      } else {
+        System.setProperty(key, was);
+      }
+    }
+    assertThat(warnings()).noneMatch(m -> m.contains("unknown setting"));
+  }
+
+  @Test
   void numbersAreDecimalWithoutJavaLiteralSuffixesHexOrPlusSigns() {
     Map<String, String> refused = Map.of(
         "trtrace.sample.rate", "must be a number",

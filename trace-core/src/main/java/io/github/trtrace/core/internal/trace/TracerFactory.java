@@ -320,8 +320,12 @@ public final class TracerFactory {
     return this;
   }
 
-  /** Reads the settings from system properties and environment variables ({@link TracerSettings}). */
+  /**
+   * Reads the settings from system properties and environment variables ({@link TracerSettings}); a
+   * {@code trtrace.*} / {@code TRTRACE_*} name that trtrace does not know is logged as a warning.
+   */
   public TracerFactory fromEnvironment() {
+    TracerSettings.reportUnknownInSystem();
     return fromEnvironment(TracerSettings.systemLookup());
   }
 

@@ -5,6 +5,7 @@ import io.github.trtrace.core.internal.dispatch.Dispatcher;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +51,27 @@ public final class TracerSettings {
   private static final Setting SHUTDOWN_DRAIN =
       new Setting("trtrace.shutdown.drain.ms", ENV_SHUTDOWN_DRAIN_MS);
 
+  private static final List<Setting> ALL = List.of(
+      LOG_PATH, SAMPLE_RATE, SLOW_MS, QUEUE_SIZE, BATCH_SIZE, QUEUE_POLICY, INPUT_DIGEST, SHUTDOWN_DRAIN);
+
+  private static final UnknownSettings UNKNOWN = new UnknownSettings(
+      ALL.stream().map(Setting::property).toList(), ALL.stream().map(Setting::env).toList());
+
   private TracerSettings() {}
+
+  /**
+   * Warns, once per name and JVM, about each name under the {@code trtrace.} / {@code TRTRACE_} prefix
+   * among {@code propertyNames} and {@code variableNames} that no part of trtrace reads ({@link
+   * UnknownSettings}); never throws.
+   */
+  static void reportUnknown(Iterable<String> propertyNames, Iterable<String> variableNames) {
+    UNKNOWN.report(propertyNames, variableNames);
+  }
+
+  /** {@link #reportUnknown} over this JVM's system properties and environment variables. */
+  static void reportUnknownInSystem() {
+    reportUnknown(System.getProperties().stringPropertyNames(), System.getenv().keySet());
+  }
 
   public static Lookup systemLookup() {
     return (property, env) -> {
