@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * member for any reader, for 0.59x the CPU of one deflate stream on repetitive lines and 0.91x on lines with
  * random IDs, files 1.33x and 1.03x as large) on a daemon thread of the sink's own, so
  * writing goes on meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
- * {@code .1} file is kept. When a rotation fails (a rename refused), no rotated file is deleted: the
+ * {@code .1} file is kept. What a JVM that died mid-rotation or mid-compression left is tidied up when the
+ * sink is built: a stray {@code <name>.N.gz.tmp} is deleted, a {@code <name>.N.gz} beside its plain {@code
+ * <name>.N} is deleted (the plain file is the original), and a plain {@code <name>.N} is compressed. When a rotation fails (a rename refused), no rotated file is deleted: the
  * sink keeps writing to the current file, counts the failure ({@link #rotationFailures()}), logs it
  * and tries again after a back-off (1 s, doubling up to a minute).
  *
@@ -88,6 +90,7 @@ public final class JsonLinesFileSink implements RecordSink {
       Files.createDirectories(parent);
     }
     writer.open();
+    rotation.recoverLeftovers();
     lastFlushNanos = System.nanoTime();
   }
 

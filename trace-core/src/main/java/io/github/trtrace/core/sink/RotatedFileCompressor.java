@@ -26,7 +26,7 @@ final class RotatedFileCompressor {
   private final Executor executor;
   private final @Nullable ExecutorService ownExecutor;
   private final @Nullable Set<PosixFilePermission> permissions;
-  /** The compression of the newest rotated file, running on the executor; null when none. */
+  /** The compressions started and not yet awaited, running on the executor; null when none. */
   private @Nullable CompletableFuture<Void> compression;
 
   /** Compresses on {@code executor}, or on a daemon thread of its own when null. */
@@ -49,10 +49,14 @@ final class RotatedFileCompressor {
     }
   }
 
-  /** Starts compressing {@code plain} to {@code gz}; {@link #await()} first if one may be running. */
+  /**
+   * Starts compressing {@code plain} to {@code gz}, beside those already started ({@link #await()} waits
+   * for all); {@code plain} must not move until then.
+   */
   void start(Path plain, Path gz) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    compression = done;
+    CompletableFuture<Void> before = compression;
+    compression = before == null ? done : CompletableFuture.allOf(before, done);
     try {
       executor.execute(() -> {
         try {
@@ -67,7 +71,7 @@ final class RotatedFileCompressor {
     }
   }
 
-  /** Waits for the compression of the newest rotated file, if one is running. */
+  /** Waits for every compression started, if any is running. */
   void await() {
     CompletableFuture<Void> c = compression;
     if (c != null) {

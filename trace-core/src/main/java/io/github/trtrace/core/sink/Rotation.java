@@ -1,9 +1,14 @@
 package io.github.trtrace.core.sink;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The size-based rollover of {@link JsonLinesFileSink}: when a line is due to start a new file, and
@@ -40,6 +45,48 @@ final class Rotation {
     this.gzipRotated = gzipRotated;
     this.rotationRetryAtNanos = System.nanoTime();
   }
+
+  /**
+   * Tidies up what a JVM that died mid-rotation or mid-compression left beside the file, before the sink
+   * writes: a {@code <name>.N.gz.tmp} (a compression cut short) is deleted; a {@code <name>.N.gz} beside
+   * its {@code <name>.N} (the crash came between moving the one into place and deleting the other) is
+   * deleted, the plain file being the original; a plain {@code <name>.N} is compressed when {@code
+   * gzipRotated}, on the compressor's thread, as a rotation would have. Each index still holds one file,
+   * so retention counts as before. Failures are logged, never thrown: the log itself matters more.
+   */
+  void recoverLeftovers() {
+    Path dir = file.toAbsolutePath().getParent();
+    String prefix = file.getFileName() + ".";
+    List<Integer> plain = new ArrayList<>();
+    try (DirectoryStream<Path> siblings = Files.newDirectoryStream(dir, p -> p.getFileName().toString().startsWith(prefix))) {
+      for (Path p : siblings) {
+        Matcher m = LEFTOVER.matcher(p.getFileName().toString().substring(prefix.length()));
+        if (!m.matches()) {
+          continue;
+        }
+        if (m.group(2) != null) {
+          Files.deleteIfExists(p);
+        } else if (m.group(1) == null) {
+          try {
+            plain.add(Integer.parseInt(m.group(0)));
+          } catch (NumberFormatException tooLarge) {
+            // not an index this sink ever wrote
+          }
+        }
+      }
+      for (int index : plain) {
+        Files.deleteIfExists(sibling(index, true));
+        if (gzipRotated) {
+          compressor.start(sibling(index, false), sibling(index, true));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      JsonLinesFileSink.WARN.warn("could not tidy up the rotated files of {} left by an earlier run: {}", file, e.toString());
+    }
+  }
+
+  /** The rest of a rotated file's name after {@code <name>.}: {@code N}, {@code N.gz} or {@code N.gz.tmp}. */
+  private static final Pattern LEFTOVER = Pattern.compile("[0-9]+(\\.gz(\\.tmp)?)?");
 
   /** Failed rotations so far. */
   long failures() {
