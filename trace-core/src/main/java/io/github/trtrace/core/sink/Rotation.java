@@ -134,9 +134,13 @@ final class Rotation {
           "could not rotate {} ({} failures so far); still writing to it, next attempt in {} ms: {}",
           file, rotationFailures, TimeUnit.NANOSECONDS.toMillis(rotationBackoffNanos), e.toString());
     }
-    writer.reopen();
-    if (moved && gzipRotated) {
-      compressor.start(plain, sibling(1, true));
+    try {
+      writer.reopen();
+    } finally {
+      // also when the reopen failed: the renamed file is complete, and the next rotation shifts it
+      if (moved && gzipRotated) {
+        compressor.start(plain, sibling(1, true));
+      }
     }
   }
 

@@ -118,4 +118,34 @@ class JsonLinesFileSinkRotationTest {
     }
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file()))).isEqualTo("rw-------");
   }
+
+  @Test
+  void aRotatedFileIsCompressedEvenWhenReopeningTheLogAfterTheRenameFails() throws IOException {
+    AtomicInteger opens = new AtomicInteger();
+    ChannelOpener failingOnce = f -> {
+      if (opens.incrementAndGet() == 2) { // the reopen after the first rotation
+        throw new IOException("Too many open files");
+      }
+      return ChannelOpener.DEFAULT.open(f);
+    };
+    long lost;
+    try (JsonLinesFileSink sink = JsonLinesFileSink.builder(file()).maxFileBytes(1024).maxRotatedFiles(50)
+        .channelOpener(failingOnce).build()) {
+      for (int i = 0; i < 40; i++) {
+        try {
+          sink.write(List.of(record("req-" + i)));
+        } catch (IOException expected) {
+          // the record that found no file: counted below
+        }
+      }
+      lost = sink.linesLost();
+    }
+    assertThat(opens).hasValueGreaterThan(2);
+    assertThat(lost).isEqualTo(1);
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .as("every rotated file compressed").allMatch(n -> n.equals("inference.log") || n.endsWith(".gz"))
+          .hasSizeGreaterThan(2);
+    }
+  }
 }
