@@ -297,7 +297,10 @@ public final class JsonLinesFileSink implements RecordSink {
       return this;
     }
 
-    /** Rotated files kept (default 10); 0 discards the old file on rotation. */
+    /**
+     * Rotated files kept (default 10); 0 discards the old file on rotation, and with it the rotated files
+     * an earlier run kept.
+     */
     public Builder maxRotatedFiles(int count) {
       if (count < 0) {
         throw new IllegalArgumentException("maxRotatedFiles must be >= 0: " + count);

@@ -117,6 +117,7 @@ final class Rotation {
     try {
       if (maxRotatedFiles == 0) {
         Files.deleteIfExists(file);
+        deleteRotatedFrom(1); // those an earlier run, configured to keep some, left
       } else {
         shiftRotated();
         mover.move(file, plain);
@@ -159,11 +160,7 @@ final class Rotation {
     }
     if (free == 0) {
       // files beyond the limit, left by a run configured to keep more: deleted too
-      for (int k = maxRotatedFiles + 1; k > maxRotatedFiles
-          && (Files.exists(sibling(k, false)) || Files.exists(sibling(k, true))); k++) {
-        Files.deleteIfExists(sibling(k, false));
-        Files.deleteIfExists(sibling(k, true));
-      }
+      deleteRotatedFrom(maxRotatedFiles + 1);
       Files.deleteIfExists(sibling(maxRotatedFiles, false));
       Files.deleteIfExists(sibling(maxRotatedFiles, true));
       free = maxRotatedFiles;
@@ -178,7 +175,15 @@ final class Rotation {
     }
   }
 
-  private Path sibling(int index, boolean gz) {
+  /** Deletes the rotated files from index {@code first} up, as long as each next index is taken. */
+  private void deleteRotatedFrom(int first) throws IOException {
+    for (int k = first; k >= first && (Files.exists(sibling(k, false)) || Files.exists(sibling(k, true))); k++) {
+      Files.deleteIfExists(sibling(k, false));
+      Files.deleteIfExists(sibling(k, true));
+    }
+  }
+
+    private Path sibling(int index, boolean gz) {
     return file.resolveSibling(file.getFileName() + "." + index + (gz ? ".gz" : ""));
   }
 }

@@ -148,4 +148,17 @@ class JsonLinesFileSinkRotationTest {
           .hasSizeGreaterThan(2);
     }
   }
+
+  @Test
+  void withNoRotatedFilesKeptThoseOfAnEarlierRunAreDeletedOnRotation() throws IOException {
+    // "beyond maxRotatedFiles they are deleted": an earlier run kept 2, this one keeps none
+    Files.write(rotated(1, true), new byte[0]);
+    Files.write(rotated(2, false), new byte[0]);
+    try (JsonLinesFileSink sink = JsonLinesFileSink.builder(file()).maxFileBytes(1024).maxRotatedFiles(0).build()) {
+      write(sink, "req-", 40);
+    }
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      assertThat(files).containsExactly(file());
+    }
+  }
 }
