@@ -38,9 +38,11 @@ import org.slf4j.LoggerFactory;
  * writing goes on meanwhile (the next rotation waits for it, should it come first). When compression fails, the plain
  * {@code .1} file is kept. What a JVM that died mid-rotation or mid-compression left is tidied up when the
  * sink is built: a stray {@code <name>.N.gz.tmp} is deleted, a {@code <name>.N.gz} beside its plain {@code
- * <name>.N} is deleted (the plain file is the original), and a plain {@code <name>.N} is compressed. When a rotation fails (a rename refused), no rotated file is deleted: the
- * sink keeps writing to the current file, counts the failure ({@link #rotationFailures()}), logs it
- * and tries again after a back-off (1 s, doubling up to a minute).
+ * <name>.N} is deleted (the plain file is the original), and a plain {@code <name>.N} is compressed.
+ * When a rotation fails (a rename refused), no rotated file is deleted: the sink keeps writing to the
+ * current file, counts the failure ({@link #rotationFailures()}), logs it and tries again after a
+ * back-off (1 s, doubling up to a minute). A path that is not a regular file ({@code /dev/stdout}, a
+ * named pipe) is written to but never rotated.
  *
  * <p><b>Permissions.</b> Files the sink creates get {@code rw-r-----} (0640) unless configured
  * otherwise with {@link Builder#filePermissions(String)}; never world-readable by default.
@@ -83,14 +85,20 @@ public final class JsonLinesFileSink implements RecordSink {
     ChannelOpener opener = b.opener != null ? b.opener : f -> ChannelOpener.open(f, permissions);
     this.writer = new LineFileWriter(file, opener, b.fsync);
     this.compressor = new RotatedFileCompressor(file, b.compressor, permissions);
-    this.rotation = new Rotation(file, b.maxFileBytes, b.maxRotatedFiles, b.mover, compressor, b.gzipRotated);
     this.name = "jsonl:" + file;
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
     writer.open();
-    rotation.recoverLeftovers();
+    // /dev/stdout, a named pipe: a stream, not a file; renamed away, a regular file would take its place
+    // (as root, in /dev) and gzipping the renamed pipe would wait forever for a writer
+    boolean regular = Files.isRegularFile(file);
+    this.rotation = new Rotation(
+        file, regular ? b.maxFileBytes : 0, b.maxRotatedFiles, b.mover, compressor, b.gzipRotated);
+    if (regular) {
+      rotation.recoverLeftovers();
+    }
     lastFlushNanos = System.nanoTime();
   }
 

@@ -161,4 +161,35 @@ class JsonLinesFileSinkRotationTest {
       assertThat(files).containsExactly(file());
     }
   }
+
+  @Test
+  void aPathThatIsNotARegularFileIsWrittenToButNeverRotated() throws Exception {
+    // TRTRACE_LOG_PATH=/dev/stdout in a container: a pipe, here a named one; renaming it away and
+    // creating a regular file in its place loses every later record, and gzipping the renamed pipe waits forever
+    Path fifo = file();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+    java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return Files.readAllBytes(fifo);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    List<String> expected = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        java.time.Duration.ofSeconds(30), () -> {
+          try (JsonLinesFileSink sink = JsonLinesFileSink.builder(fifo).maxFileBytes(1024).maxRotatedFiles(3).build()) {
+            List<String> ids = write(sink, "req-", 40);
+            assertThat(sink.rotationFailures()).isZero();
+            return ids;
+          }
+        });
+    String text = new String(read.get(30, java.util.concurrent.TimeUnit.SECONDS), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(text.lines().map(l -> io.github.trtrace.core.json.RecordFixtures.parse(l).get("request_id").asText()))
+        .containsExactlyElementsOf(expected);
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      assertThat(files).containsExactly(fifo);
+    }
+    assertThat(Files.isRegularFile(fifo)).isFalse();
+  }
 }
