@@ -183,7 +183,7 @@ final class Rotation {
     }
   }
 
-    private Path sibling(int index, boolean gz) {
+  private Path sibling(int index, boolean gz) {
     return file.resolveSibling(file.getFileName() + "." + index + (gz ? ".gz" : ""));
   }
 }
