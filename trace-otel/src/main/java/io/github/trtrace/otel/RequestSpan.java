@@ -158,8 +158,12 @@ final class RequestSpan implements TraceListener.Handle {
       }
     } catch (RuntimeException e) {
       listener.error("onEnd", e);
-    } finally {
+    }
+    try {
+      // the SDK runs its span processors (exporters) inside end(): one that throws is counted here
       root.end(endEpochNanos, TimeUnit.NANOSECONDS);
+    } catch (RuntimeException e) {
+      listener.error("onEnd: span end", e);
     }
   }
 
