@@ -96,7 +96,7 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
     if (Double.isFinite(bf) && Double.isFinite(cf)) {
       if (bf - cf > t.fusionRateDrop() + 1e-9) { // 0.64 - 0.62 is 0.020000000000000018 in doubles
         reg.add(new Regression(Kind.FUSION_RATE,
-            String.format(Locale.ROOT, "fusion rate dropped by %.3f (allowed %.3f)", bf - cf, t.fusionRateDrop()),
+            "fusion rate dropped by " + beside(bf - cf, t.fusionRateDrop(), 3, ""),
             fmt(bf), fmt(cf)));
       } else if (cf > bf) {
         imp.add(new Improvement(Kind.FUSION_RATE, "fusion rate rose", fmt(bf), fmt(cf)));
@@ -185,11 +185,28 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
     double ratio = (double) (cur - base) / base;
     if (ratio > allowed) {
       reg.add(new Regression(kind,
-          String.format(Locale.ROOT, "%s grew by %.1f %% (allowed %.1f %%)", what, ratio * 100, allowed * 100),
+          what + " grew by " + beside(ratio * 100, allowed * 100, 1, " %"),
           String.valueOf(base), String.valueOf(cur)));
     } else if (cur < base) {
       imp.add(new Improvement(kind, what + " shrank", String.valueOf(base), String.valueOf(cur)));
     }
+  }
+
+  /**
+   * {@code value (allowed limit)}, both to the same number of decimals, at least {@code minDecimals} and more
+   * while they would read as equal: a figure that fails the gate (5.04 % against 5 %) never prints as its limit.
+   */
+  static String beside(double value, double limit, int minDecimals, String unit) {
+    String v = "";
+    String l = "";
+    for (int d = minDecimals; d <= 12; d++) {
+      v = String.format(Locale.ROOT, "%." + d + "f", value);
+      l = String.format(Locale.ROOT, "%." + d + "f", limit);
+      if (!v.equals(l) || value == limit) {
+        break;
+      }
+    }
+    return v + unit + " (allowed " + l + unit + ")";
   }
 
   private static String fmt(double v) {

@@ -1,0 +1,42 @@
+package io.github.trtrace.tensorrt.model.build;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the gate prints must match what it decided: a failing figure never reads as equal to its limit, and a
+ * check the gate could not make is said, with the reason, instead of passing in silence.
+ */
+class GateOutputTest {
+  private final BuildReport baseline = Reports.baseline().build();
+
+  @Test
+  void aMemoryGrowthJustOverTheLimitDoesNotReadAsEqualToIt() {
+    // 5.04 % against the default 5 %: fails, and must not say "grew by 5.0 % (allowed 5.0 %)"
+    BuildReport current = Reports.baseline().deviceMemoryBytes(1_050_400).build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(current, baseline);
+    assertThat(r.passed()).isFalse();
+    assertThat(r.failures()).singleElement().satisfies(f -> assertThat(f.detail())
+        .isEqualTo("device memory grew by 5.04 % (allowed 5.00 %)"));
+  }
+
+  @Test
+  void aPlanGrowthOfOneByteInAMillionStillShowsTheDifference() {
+    BuildReport base = Reports.baseline().planBytes(1_000_000).build();
+    BuildReport current = Reports.baseline().planBytes(1_050_001).build();
+    assertThat(BuildGate.builder().build().check(current, base).failures()).singleElement()
+        .satisfies(f -> assertThat(f.detail()).isEqualTo("plan size grew by 5.0001 % (allowed 5.0000 %)"));
+  }
+
+  @Test
+  void aFusionRateDropJustOverTheLimitDoesNotReadAsEqualToIt() {
+    // 5 network layers absorbed of 38, then of 45: a drop of 0.02047 against an allowed 0.02 fails
+    BuildReport base = Reports.baseline().networkLayerCount(38).build();
+    BuildReport current = Reports.baseline().networkLayerCount(45).build();
+    BuildGate.GateResult r = BuildGate.builder().maxFusionRateDrop(0.02).build().check(current, base);
+    assertThat(r.passed()).isFalse();
+    assertThat(r.failures()).singleElement().satisfies(f -> assertThat(f.detail())
+        .isEqualTo("fusion rate dropped by 0.0205 (allowed 0.0200)"));
+  }
+}
