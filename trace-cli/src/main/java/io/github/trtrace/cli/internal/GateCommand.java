@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
       "CI gate over TensorRT build reports: fails (exit code 1) when the new build failed (whatever the",
       "baseline did) or regressed against the baseline beyond the limits. Defaults are strict: no",
       "fusion-rate drop, 5 %% memory and plan growth, no extra engine layers, no new warnings, errors or",
-      "precision fallbacks. The rules are the library's BuildGate."})
+      "precision fallbacks. A check that a report has no figure for (or a 0-byte baseline) is skipped,",
+      "said in a note, and does not fail the gate. The rules are the library's BuildGate."})
 public final class GateCommand implements Callable<Integer>, Streams {
   @Mixin BuildReports reports = new BuildReports();
 

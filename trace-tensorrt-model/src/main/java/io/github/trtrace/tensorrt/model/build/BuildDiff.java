@@ -91,8 +91,14 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       notes.add("TensorRT version changed: " + base.tensorrtVersion() + " -> " + cur.tensorrtVersion());
     }
 
+    // A check that lacks a figure is skipped, and said in a note (a skipped check does not fail the gate: an
+    // older or partial report must not block a build, but nobody should read silence as a pass). Not said when
+    // the new build failed: it has no figures by nature, and its status already fails it.
+    Skips skips = new Skips(cur.status() != BuildReport.Status.FAILED, notes);
     double bf = base.fusionRate();
     double cf = cur.fusionRate();
+    skips.unknown("fusion-rate check", "network layer count (network_layer_count)",
+        !Double.isFinite(bf), !Double.isFinite(cf));
     if (Double.isFinite(bf) && Double.isFinite(cf)) {
       if (bf - cf > t.fusionRateDrop() + 1e-9) { // 0.64 - 0.62 is 0.020000000000000018 in doubles
         reg.add(new Regression(Kind.FUSION_RATE,
@@ -123,11 +129,15 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       }
     }
 
+    skips.growth("device-memory growth check", "device memory figure (device_memory_bytes)", "device memory",
+        base.deviceMemoryBytes(), cur.deviceMemoryBytes());
     growth(reg, imp, Kind.DEVICE_MEMORY, "device memory", base.deviceMemoryBytes(), cur.deviceMemoryBytes(), t.memoryGrowth());
+    skips.growth("plan-size growth check", "plan size (plan_bytes)", "plan size", base.planBytes(), cur.planBytes());
     growth(reg, imp, Kind.PLAN_SIZE, "plan size", base.planBytes(), cur.planBytes(), t.planGrowth());
 
     int bl = base.engineLayerCount();
     int cl = cur.engineLayerCount();
+    skips.unknown("engine-layer check", "engine layer count (engine_layer_count)", bl < 0, cl < 0);
     if (bl >= 0 && cl >= 0) {
       if (cl - bl > t.engineLayerGrowth()) {
         reg.add(new Regression(Kind.ENGINE_LAYER_COUNT,
@@ -207,6 +217,25 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       }
     }
     return v + unit + " (allowed " + l + unit + ")";
+  }
+
+  /** Notes for the checks that could not be made, with the reason; none when {@code say} is false. */
+  private record Skips(boolean say, List<String> notes) {
+    void unknown(String check, String figure, boolean baseMissing, boolean curMissing) {
+      if (!say || !(baseMissing || curMissing)) {
+        return;
+      }
+      String who = baseMissing && curMissing ? "neither report has a" : baseMissing ? "the baseline has no" : "the new report has no";
+      notes.add("skipped the " + check + ": " + who + " " + figure);
+    }
+
+    void growth(String check, String figure, String what, long base, long cur) {
+      if (base < 0 || cur < 0) {
+        unknown(check, figure, base < 0, cur < 0);
+      } else if (base == 0 && say) {
+        notes.add("skipped the " + check + ": the baseline's " + what + " is 0 bytes (no growth ratio)");
+      }
+    }
   }
 
   private static String fmt(double v) {

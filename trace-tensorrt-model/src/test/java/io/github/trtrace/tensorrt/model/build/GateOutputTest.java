@@ -39,4 +39,46 @@ class GateOutputTest {
     assertThat(r.failures()).singleElement().satisfies(f -> assertThat(f.detail())
         .isEqualTo("fusion rate dropped by 0.0205 (allowed 0.0200)"));
   }
+
+  @Test
+  void aMissingDeviceMemoryFigureIsASkippedCheckThatTheGateSays() {
+    BuildReport current = Reports.baseline().deviceMemoryBytes(-1).build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(current, baseline);
+    assertThat(r.passed()).isTrue(); // a skipped check does not fail the gate by default
+    assertThat(r.message()).isEqualTo("Build gate passed for llama-8b\n"
+        + "  note: skipped the device-memory growth check: the new report has no device memory figure"
+        + " (device_memory_bytes)");
+  }
+
+  @Test
+  void aZeroByteBaselineIsASkippedCheckThatTheGateSays() {
+    BuildReport base = Reports.baseline().deviceMemoryBytes(0).build();
+    BuildReport current = Reports.baseline().deviceMemoryBytes(900_000_000).build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(current, base);
+    assertThat(r.passed()).isTrue();
+    assertThat(r.message()).contains(
+        "note: skipped the device-memory growth check: the baseline's device memory is 0 bytes (no growth ratio)");
+  }
+
+  @Test
+  void aBaselineWithoutFiguresSaysEveryCheckItSkipped() {
+    BuildReport bare = BuildReport.builder("llama-8b").tensorrtVersion("10.15.1")
+        .warning("Detected layernorm in FP16").build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(baseline, bare);
+    assertThat(r.passed()).isTrue();
+    assertThat(r.diff().notes()).containsExactly(
+        "skipped the fusion-rate check: the baseline has no network layer count (network_layer_count)",
+        "skipped the device-memory growth check: the baseline has no device memory figure (device_memory_bytes)",
+        "skipped the plan-size growth check: the baseline has no plan size (plan_bytes)",
+        "skipped the engine-layer check: the baseline has no engine layer count (engine_layer_count)");
+  }
+
+  @Test
+  void aFailedNewBuildFailsOnItsStatusWithoutSkipNotes() {
+    BuildReport failed = BuildReport.builder("llama-8b").tensorrtVersion("10.15.1")
+        .status(BuildReport.Status.FAILED).build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(failed, baseline);
+    assertThat(r.passed()).isFalse();
+    assertThat(r.diff().notes()).isEmpty();
+  }
 }

@@ -36,7 +36,9 @@ class ReviewDefectsTest {
         .fusedGroup(new BuildReport.FusedGroup("e", layers(62))).build();
     assertThat(base.fusionRate() - cur.fusionRate()).isGreaterThan(0.02); // 0.020000000000000018 in doubles
     BuildGate.GateResult r = BuildGate.builder().maxFusionRateDrop(0.02).build().check(cur, base);
-    assertThat(r.message()).isEqualTo("Build gate passed for m");
+    // these reports have no memory, plan or engine-layer figures: the gate's notes say those checks were skipped
+    assertThat(r.message().lines().findFirst()).hasValue("Build gate passed for m");
+    assertThat(r.message()).doesNotContain("fusion");
     assertThat(r.passed()).isTrue();
   }
 
