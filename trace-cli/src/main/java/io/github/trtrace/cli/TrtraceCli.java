@@ -31,6 +31,10 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = TrtraceCli.Version.class,
     description = "Explains slow or garbled LLM requests from trtrace logs, and gates TensorRT builds.",
+    footer = {
+      "%nRun 'trtrace help COMMAND' or 'trtrace COMMAND --help' for its arguments and options.",
+      "Exit codes: 0 success; 1 not found (find, explain, report --request) or regression (build-diff, gate);"
+          + " 2 bad usage or unreadable input."},
     subcommands = {
       FindCommand.class,
       ExplainCommand.class,
@@ -65,6 +69,12 @@ public final class TrtraceCli implements Runnable {
     });
     cl.setExitCodeExceptionMapper(e -> EXIT_USAGE);
     for (CommandLine sub : cl.getSubcommands().values()) {
+      // a description is written over several source lines; shown as one paragraph, wrapped to the width,
+      // not broken where the source lines end
+      CommandLine.Model.UsageMessageSpec usage = sub.getCommandSpec().usageMessage();
+      if (usage.description().length > 1) {
+        usage.description(String.join(" ", usage.description()));
+      }
       Object o = sub.getCommand();
       if (o instanceof io.github.trtrace.cli.internal.Streams) {
         ((io.github.trtrace.cli.internal.Streams) o).streams(out, err);

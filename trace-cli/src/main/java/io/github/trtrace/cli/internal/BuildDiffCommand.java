@@ -10,6 +10,7 @@ import picocli.CommandLine.Mixin;
 
 /** {@code trtrace build-diff <baseline.build.json> <new.build.json>}. */
 @Command(name = "build-diff", mixinStandardHelpOptions = true,
+    header = "What changed between two build reports; exit 1 on a regression.",
     description = {
       "What changed between two TensorRT build reports: regressions (status, fusion rate, precision",
       "fallbacks, device memory, plan size, engine layers, new warnings and errors), improvements, notes.",

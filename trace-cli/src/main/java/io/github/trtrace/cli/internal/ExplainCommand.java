@@ -12,6 +12,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code trtrace explain <request-id> [paths...]}. */
 @Command(name = "explain", mixinStandardHelpOptions = true,
+    header = "Why one request was slow: neighbours, slot wait, preemptions.",
     description = {
       "Why one request was slow, in words: its TPOT, TTFT and latency against the medians, the decode steps",
       "it shared with other requests' prefill and whose, its wait for a batch slot, its preemptions, failed",

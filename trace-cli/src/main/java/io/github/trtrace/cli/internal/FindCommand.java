@@ -20,6 +20,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code trtrace find <request-id> [paths...]}. */
 @Command(name = "find", mixinStandardHelpOptions = true,
+    header = "One request's timeline: record, stages, TensorRT events, flags.",
     description = {
       "One request's full timeline: the record, its stages as a text waterfall, TensorRT events, flags.",
       "Matches request_id exactly (api-demo-5 does not match api-demo-50). Reads rotated and gzipped",

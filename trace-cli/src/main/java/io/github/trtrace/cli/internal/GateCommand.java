@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 
 /** {@code trtrace gate <baseline.build.json> <new.build.json> [limits]}. */
 @Command(name = "gate", mixinStandardHelpOptions = true,
+    header = "CI gate: exit 1 if a new build failed or regressed past limits.",
     description = {
       "CI gate over TensorRT build reports: fails (exit code 1) when the new build failed (whatever the",
       "baseline did) or regressed against the baseline beyond the limits. Defaults are strict: no",

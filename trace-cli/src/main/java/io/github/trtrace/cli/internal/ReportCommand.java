@@ -12,6 +12,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code trtrace report --html out.html [paths...]}. */
 @Command(name = "report", mixinStandardHelpOptions = true,
+    header = "One self-contained HTML report: stats' findings, with charts.",
     description = {
       "One self-contained HTML file (inline SVG, no scripts, no network): findings, latency vs input",
       "tokens with the knee marked, latency histogram, stage breakdown, queueing over time, slowest",

@@ -10,6 +10,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code trtrace stats [paths...]}. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
+    header = "Latency percentiles, queue vs compute, knee, slowest requests.",
     description = {
       "Latency statistics from JSON Lines logs: p50/p90/p99/max by model and status, queue vs compute,",
       "latency against input tokens with a knee detector, the slowest requests, error types and",
