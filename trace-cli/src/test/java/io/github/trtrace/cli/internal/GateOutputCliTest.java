@@ -50,4 +50,14 @@ class GateOutputCliTest {
     Cli diff = Cli.run("build-diff", b.toString(), c.toString());
     assertThat(diff.out()).contains("Notes (1)", "skipped the device-memory growth check");
   }
+
+  @Test
+  void aFigureWrittenAsAStringIsBadInputNamingTheFileAndField() throws IOException {
+    Path b = report("b.json", ",\"device_memory_bytes\":1000000");
+    Path c = report("c.json", ",\"device_memory_bytes\":\"2000000\"");
+    Cli r = Cli.run("gate", b.toString(), c.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("trtrace gate: " + c + " is not a build report: device_memory_bytes: expected a number"
+        + " but got a string\n");
+  }
 }

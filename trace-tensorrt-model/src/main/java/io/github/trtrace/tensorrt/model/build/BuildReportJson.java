@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The JSON form of a {@link BuildReport} ({@code *.build.json}): snake_case fields in a stable order, unknown
  * numbers -1 ({@code build_ms} null), {@code fusion_rate} written for readers and recomputed when read. Unknown
- * fields are ignored, so reports from newer versions read.
+ * fields are ignored, so reports from newer versions read; a known field of the wrong JSON type (a figure written
+ * as a string) is refused with its name, not read as unknown.
  *
  * <pre>{@code
  * BuildReport r = BuildReportJson.read(Path.of("llama-8b.plan.build.json"));

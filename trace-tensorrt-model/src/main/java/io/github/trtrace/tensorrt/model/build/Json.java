@@ -90,14 +90,27 @@ final class Json {
     return o == null ? null : o.toString();
   }
 
+  /**
+   * The number at {@code key}, {@code dflt} when absent or null; any other type is refused with the key's name
+   * (read as unknown, a figure written as a string would make the gate skip its check).
+   */
   static long number(Map<String, @Nullable Object> m, String key, long dflt) {
-    Object o = m.get(key);
-    return o instanceof Number ? ((Number) o).longValue() : dflt;
+    Number n = numberOrNull(m, key);
+    return n == null ? dflt : n.longValue();
   }
 
+  /** As {@link #number}, NaN when absent or null. */
   static double decimal(Map<String, @Nullable Object> m, String key) {
+    Number n = numberOrNull(m, key);
+    return n == null ? Double.NaN : n.doubleValue();
+  }
+
+  private static @Nullable Number numberOrNull(Map<String, @Nullable Object> m, String key) {
     Object o = m.get(key);
-    return o instanceof Number ? ((Number) o).doubleValue() : Double.NaN;
+    if (o == null || o instanceof Number) {
+      return (Number) o;
+    }
+    throw new IllegalArgumentException(key + ": expected a number but got " + describe(o));
   }
 
   static List<String> strings(Map<String, @Nullable Object> m, String key) {
@@ -114,7 +127,23 @@ final class Json {
     throw new UncheckedIOException(e);
   }
 
+  /** The JSON type of a parsed value, in JSON's terms. */
   private static String describe(@Nullable Object o) {
-    return o == null ? "null" : o.getClass().getSimpleName();
+    if (o == null) {
+      return "null";
+    }
+    if (o instanceof Map) {
+      return "an object";
+    }
+    if (o instanceof List) {
+      return "an array";
+    }
+    if (o instanceof Number) {
+      return "a number";
+    }
+    if (o instanceof Boolean) {
+      return o.toString();
+    }
+    return "a string";
   }
 }
