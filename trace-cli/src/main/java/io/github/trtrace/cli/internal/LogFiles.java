@@ -69,7 +69,23 @@ final class LogFiles {
     int b2 = in.read();
     in.reset();
     if (b1 == 0x1f && b2 == 0x8b) {
-      return new GZIPInputStream(in, 1 << 16);
+      try {
+        return new GZIPInputStream(in, 1 << 16);
+      } catch (java.io.EOFException e) {
+        // cut inside its 10-byte header: a gzip file cut short like any other, which the reader counts
+        in.close();
+        return new InputStream() {
+          @Override
+          public int read() throws IOException {
+            throw new java.io.EOFException("gzip header cut short");
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            return read();
+          }
+        };
+      }
     }
     return in;
   }
