@@ -15,7 +15,8 @@ class GateOutputCliTest {
   private Path report(String name, String memory) throws IOException {
     Path p = dir.resolve(name);
     Files.writeString(p, "{\"status\":\"success\",\"model_name\":\"llama-8b\",\"tensorrt_version\":\"10.15.1\","
-        + "\"network_layer_count\":6,\"engine_layer_count\":3,\"plan_bytes\":4" + memory + "}");
+        + "\"network_layer_count\":6,\"engine_layer_count\":3,\"plan_bytes\":4,"
+        + "\"layers\":[{\"name\":\"attn\",\"precision\":\"fp16\"}]" + memory + "}");
     return p;
   }
 

@@ -129,6 +129,8 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       }
     }
 
+    boolean curPrecisions = cur.layers().stream().anyMatch(l -> l.precision() != null);
+    skips.unknown("precision-fallback check", "layer precisions (layers[].precision)", basePrecision.isEmpty(), !curPrecisions);
     skips.growth("device-memory growth check", "device memory figure (device_memory_bytes)", "device memory",
         base.deviceMemoryBytes(), cur.deviceMemoryBytes());
     growth(reg, imp, Kind.DEVICE_MEMORY, "device memory", base.deviceMemoryBytes(), cur.deviceMemoryBytes(), t.memoryGrowth());
@@ -225,7 +227,7 @@ public record BuildDiff(List<Regression> regressions, List<Improvement> improvem
       if (!say || !(baseMissing || curMissing)) {
         return;
       }
-      String who = baseMissing && curMissing ? "neither report has a" : baseMissing ? "the baseline has no" : "the new report has no";
+      String who = baseMissing && curMissing ? "neither report has any" : baseMissing ? "the baseline has no" : "the new report has no";
       notes.add("skipped the " + check + ": " + who + " " + figure);
     }
 

@@ -7,8 +7,8 @@ import java.util.Objects;
 /**
  * A CI gate over build reports: fails when the current build failed (whatever the baseline did) or
  * regressed against a baseline beyond the configured limits. Usable directly in JUnit through {@link
- * #assertPasses}. A check that either report has no figure for (fusion rate, device memory, plan size, engine
- * layers; or a 0-byte baseline) is skipped: it does not fail the gate, and a note in {@link BuildDiff#notes()}
+ * #assertPasses}. A check that either report has no figure for (fusion rate, layer precisions, device memory, plan
+ * size, engine layers; or a 0-byte baseline) is skipped: it does not fail the gate, and a note in {@link BuildDiff#notes()}
  * and the message says which check and why (not when the new build failed, which fails the gate by itself).
  *
  * <pre>{@code

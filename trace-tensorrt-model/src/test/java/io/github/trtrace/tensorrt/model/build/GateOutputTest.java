@@ -68,6 +68,7 @@ class GateOutputTest {
     assertThat(r.passed()).isTrue();
     assertThat(r.diff().notes()).containsExactly(
         "skipped the fusion-rate check: the baseline has no network layer count (network_layer_count)",
+        "skipped the precision-fallback check: the baseline has no layer precisions (layers[].precision)",
         "skipped the device-memory growth check: the baseline has no device memory figure (device_memory_bytes)",
         "skipped the plan-size growth check: the baseline has no plan size (plan_bytes)",
         "skipped the engine-layer check: the baseline has no engine layer count (engine_layer_count)");
@@ -80,5 +81,16 @@ class GateOutputTest {
     BuildGate.GateResult r = BuildGate.builder().build().check(failed, baseline);
     assertThat(r.passed()).isFalse();
     assertThat(r.diff().notes()).isEmpty();
+  }
+
+  @Test
+  void aBaselineWithoutLayerPrecisionsSaysThePrecisionCheckWasSkipped() {
+    // no engine inspection (a build without detailed profiling verbosity): no layer to compare precisions with
+    BuildReport bare = BuildReport.builder("llama-8b").tensorrtVersion("10.15.1").networkLayerCount(6)
+        .engineLayerCount(baseline.engineLayerCount()).deviceMemoryBytes(1_000_000).planBytes(4).warning("Detected layernorm in FP16").build();
+    BuildGate.GateResult r = BuildGate.builder().build().check(baseline, bare);
+    assertThat(r.passed()).as(r.message()).isTrue();
+    assertThat(r.diff().notes()).containsExactly(
+        "skipped the precision-fallback check: the baseline has no layer precisions (layers[].precision)");
   }
 }
