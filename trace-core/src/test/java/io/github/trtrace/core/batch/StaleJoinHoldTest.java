@@ -53,6 +53,7 @@ class StaleJoinHoldTest {
     CountDownLatch finish = new CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
     Thread[] scheduler = new Thread[1];
+    long before = tracer.stats().misuse();
     try {
       tracer.run("m", "req-1", h1 -> {
         Object member = Proxy.newProxyInstance(StaleJoinHoldTest.class.getClassLoader(),
@@ -90,12 +91,12 @@ class StaleJoinHoldTest {
       tracer.run("m", "req-2", t -> {
         goOn.countDown();
         inRecheck.await(10, TimeUnit.SECONDS); // the launch holds req-2's state, about to find req-1 stale
-        long before = tracer.stats().misuse();
         t.waitingForSlot();
         finish.countDown();
         scheduler[0].join(10_000);
-        // read once the launch thread is done: its refusal of the stale handle is counted (once) after `before`,
-        // and may land before or after req-2's mark; read right after the mark, the count raced with it
+        // counted from before req-1 and read once the launch thread is done: the launch thread counts its refusal
+        // of the stale handle as it leaves the join, before or after req-2's mark (a count read around the mark
+        // alone raced with it)
         long misuse = tracer.stats().misuse() - before;
         nanos.addAndGet(5_000_000);
         assertThat(misuse).as("misuse: the stale handle's refused join only, none for req-2's own waitingForSlot()")
