@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
@@ -280,8 +279,8 @@ public final class RequestIds {
     /** Prefix of a hashed ID. */
     public static final String PREFIX = "pid-";
 
-    private static final Pattern EMAIL = Pattern.compile("[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+");
-    private static final Pattern LONG_DIGIT_RUN = Pattern.compile("\\d{9,}");
+    /** Digits in a row that make an ID look like a phone or account number. */
+    private static final int LONG_DIGIT_RUN = 9;
     private static final int HEX_DIGITS = 24;
 
     private final SecretKeySpec key;
@@ -303,9 +302,56 @@ public final class RequestIds {
       return new PersonalDataIds(key);
     }
 
-    /** Whether {@code id} looks like personal data: an e-mail address, or nine or more digits in a row. */
+    /**
+     * Whether {@code id} looks like personal data: an e-mail address ({@code [A-Za-z0-9._%+-]+@} and a
+     * domain of two or more labels {@code [A-Za-z0-9-]+}), or nine or more digits in a row.
+     *
+     * <p>One pass, linear in the length: it runs on rejected header values, whose length only the server
+     * bounds, and the regular expression it replaces backtracked quadratically (an 8 KB header of letters
+     * took about half a second, 32 KB four seconds).
+     */
     public static boolean looksPersonal(@Nullable String id) {
-      return id != null && (EMAIL.matcher(id).find() || LONG_DIGIT_RUN.matcher(id).find());
+      if (id == null) {
+        return false;
+      }
+      int n = id.length();
+      int digits = 0;
+      for (int i = 0; i < n; i++) {
+        char c = id.charAt(i);
+        if (c >= '0' && c <= '9') {
+          if (++digits >= LONG_DIGIT_RUN) {
+            return true;
+          }
+          continue;
+        }
+        digits = 0;
+        if (c == '@' && i > 0 && isLocalPartChar(id.charAt(i - 1)) && isDomainAfter(id, i + 1)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /**
+     * Whether a domain of two or more labels starts at {@code from}: labels hold no dot, so the first one
+     * ends at the first char outside {@code [A-Za-z0-9-]}, which must be a dot followed by a label char.
+     * The scan stops at the next {@code '@'} at the latest, so the scans of all the {@code '@'}s of a value
+     * read each char at most once.
+     */
+    private static boolean isDomainAfter(String s, int from) {
+      int i = from;
+      while (i < s.length() && isLabelChar(s.charAt(i))) {
+        i++;
+      }
+      return i > from && i + 1 < s.length() && s.charAt(i) == '.' && isLabelChar(s.charAt(i + 1));
+    }
+
+    private static boolean isLocalPartChar(char c) {
+      return isLabelChar(c) || c == '.' || c == '_' || c == '%' || c == '+';
+    }
+
+    private static boolean isLabelChar(char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
     }
 
     /** {@link RequestIds#accept}, then personal-data IDs and rejected values hashed. Never throws. */

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Random;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class PersonalDataIdsTest {
@@ -44,5 +47,48 @@ class PersonalDataIdsTest {
   @Test
   void aShortKeyIsRefused() {
     assertThatThrownBy(() -> PersonalDataIds.hashingWith(new byte[8])).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * A rejected header value is scanned for personal data whatever its length (only the server bounds it):
+   * the scan must be linear. The regular expression it used backtracked quadratically: 8 KB of letters took
+   * about half a second, this megabyte hours.
+   */
+  @Test
+  void aLongRejectedHeaderValueIsScannedInLinearTime() {
+    String header = "a".repeat(1_000_000) + " ";
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+      assertThat(PersonalDataIds.looksPersonal(header)).isFalse();
+      RequestIds.Accepted a = ids.accept(header);
+      assertThat(a.generated()).isTrue();
+      assertThat(a.rejectedValue()).hasSize(65).startsWith("aaaa");
+      assertThat(PersonalDataIds.looksPersonal("x".repeat(1_000_000) + "@example.com")).isTrue();
+      assertThat(PersonalDataIds.looksPersonal("@a".repeat(500_000))).isFalse();
+    });
+  }
+
+  /** The scan says what the expressions {@code [A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+} and {@code \d{9,}} find. */
+  @Test
+  void theScanAgreesWithTheRegularExpressionsItReplaced() {
+    Pattern email = Pattern.compile("[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+");
+    Pattern digits = Pattern.compile("\\d{9,}");
+    String alphabet = "aZ9-._%+@@..  1111\u0661é_/";
+    Random random = new Random(42);
+    for (int round = 0; round < 200_000; round++) {
+      int length = random.nextInt(24);
+      StringBuilder sb = new StringBuilder(length);
+      for (int i = 0; i < length; i++) {
+        sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String s = sb.toString();
+      boolean expected = email.matcher(s).find() || digits.matcher(s).find();
+      assertThat(PersonalDataIds.looksPersonal(s)).as("'%s'", s).isEqualTo(expected);
+    }
+    assertThat(PersonalDataIds.looksPersonal("a@b.c")).isTrue();
+    assertThat(PersonalDataIds.looksPersonal("a@b.")).isFalse();
+    assertThat(PersonalDataIds.looksPersonal("@b.c")).isFalse();
+    assertThat(PersonalDataIds.looksPersonal("a@.b.c")).isFalse();
+    assertThat(PersonalDataIds.looksPersonal("12345678")).isFalse();
+    assertThat(PersonalDataIds.looksPersonal("x123456789")).isTrue();
   }
 }
