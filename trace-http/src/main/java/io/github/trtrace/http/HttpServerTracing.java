@@ -56,7 +56,8 @@ public final class HttpServerTracing {
   /**
    * Answers an overloaded request: writes its {@code rejected} record (with the request ID and attribute
    * {@code http_status}), responds {@code httpStatus} with the {@value RequestIds#HEADER} header and a JSON
-   * body {@code {"error":"too_many_requests","request_id":"..."}}, and closes the exchange.
+   * body {@code {"error":"too_many_requests","request_id":"..."}} (for {@code HEAD}, its
+   * {@code Content-Length} only), and closes the exchange.
    *
    * @param httpStatus 429 or 503
    * @throws IllegalArgumentException for another status (nothing is recorded or sent then)
@@ -69,6 +70,13 @@ public final class HttpServerTracing {
     byte[] body = RequestTracing.recordRejected(r, tracer, modelName, httpStatus);
     try (exchange) {
       exchange.getResponseHeaders().set("Content-Type", "application/json");
+      if ("HEAD".equalsIgnoreCase(exchange.getRequestMethod())) {
+        // The JDK sends no body for HEAD: a length passed here is refused (with a warning) and a body
+        // written fails with 'stream closed'. The header says the length a GET would have.
+        exchange.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
+        exchange.sendResponseHeaders(httpStatus, -1);
+        return;
+      }
       exchange.sendResponseHeaders(httpStatus, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);
