@@ -9,11 +9,18 @@ import io.github.trtrace.core.sink.RecordSink;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract every {@link RecordSink} honours. Each sink's test extends this class and says how
- * to create the sink and how to read back what it wrote; the sinks of trtrace's own modules and
+ * The contract every {@link RecordSink} honours: every record of every batch written once, in order,
+ * through {@code flush} and {@code close} (which the dispatcher calls in that order); the batch list not
+ * kept; calls from a thread other than the one that built the sink (the dispatcher's sink thread); and,
+ * for a buffering sink, {@link RecordSink#delivery()} counting what reached the destination. Each
+ * sink's test extends this class and says how to create the sink and how to read back what it wrote; the sinks of trtrace's own modules and
  * users' own sinks run the same contract.
  *
  * <pre>{@code
@@ -30,7 +37,8 @@ public abstract class RecordSinkContractTest {
 
   /**
    * The request IDs of the records {@code sink} has written, in write order, as far as they are
-   * visible after {@link RecordSink#flush()}.
+   * visible after {@link RecordSink#flush()}. Also called after {@link RecordSink#close()}: read the
+   * destination, not through the sink's open resources.
    */
   protected abstract List<String> writtenRequestIds(RecordSink sink) throws Exception;
 
@@ -103,5 +111,74 @@ public abstract class RecordSinkContractTest {
     sink.write(List.of(record("req-close-1")));
     sink.close();
     assertThatCode(sink::close).doesNotThrowAnyException();
+  }
+
+  @Test
+  public void eachRecordIsWrittenOnceThroughFlushAndClose() throws Exception {
+    RecordSink sink = newSink();
+    onASinkThread(() -> {
+      sink.write(List.of(record("req-once-1"), record("req-once-2")));
+      sink.flush();
+      sink.write(List.of(record("req-once-3")));
+      sink.flush(); // as the dispatcher ends: a final flush, then close
+      sink.close();
+      return null;
+    });
+    assertThat(writtenRequestIds(sink)).containsExactly("req-once-1", "req-once-2", "req-once-3");
+  }
+
+  @Test
+  public void worksWhenCalledFromAThreadOtherThanTheOneThatBuiltIt() throws Exception {
+    // the dispatcher builds nothing: the application builds the sink, the sink's own thread calls it
+    try (RecordSink sink = newSink()) {
+      onASinkThread(() -> {
+        sink.write(List.of(record("req-thread-1")));
+        sink.write(List.of(record("req-thread-2")));
+        sink.flush();
+        return null;
+      });
+      assertThat(writtenRequestIds(sink)).containsExactly("req-thread-1", "req-thread-2");
+    }
+  }
+
+  @Test
+  public void deliveryCountsWhatReachedTheDestinationAndLosesNothing() throws Exception {
+    RecordSink sink = newSink();
+    RecordSink.Delivery[] seen = onASinkThread(() -> {
+      RecordSink.Delivery built = sink.delivery();
+      sink.write(List.of(record("req-delivery-1"), record("req-delivery-2")));
+      sink.write(List.of(record("req-delivery-3")));
+      sink.flush();
+      RecordSink.Delivery flushed = sink.delivery();
+      sink.close();
+      return new RecordSink.Delivery[] {built, flushed, sink.delivery()};
+    });
+    if (seen[0] == null && seen[1] == null && seen[2] == null) {
+      return; // not buffering: a write that returned delivered its batch (checked above)
+    }
+    long baseWritten = seen[0] == null ? 0 : seen[0].written();
+    long baseLost = seen[0] == null ? 0 : seen[0].lost();
+    for (int i = 1; i < 3; i++) {
+      assertThat(seen[i]).as("delivery() %s", i == 1 ? "after flush" : "after close").isNotNull();
+      assertThat(seen[i].written() - baseWritten)
+          .as("records delivered by %s, as delivery() counts them", i == 1 ? "flush" : "close")
+          .isEqualTo(3);
+      assertThat(seen[i].lost() - baseLost).as("records lost").isZero();
+    }
+  }
+
+  /** Runs {@code calls} on a thread of its own, as the dispatcher calls a sink, and returns their result. */
+  private static <T> T onASinkThread(Callable<T> calls) throws Exception {
+    ExecutorService thread = Executors.newSingleThreadExecutor(r -> new Thread(r, "contract-sink-thread"));
+    try {
+      return thread.submit(calls).get(60, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof Exception x) {
+        throw x;
+      }
+      throw e;
+    } finally {
+      thread.shutdownNow();
+    }
   }
 }
