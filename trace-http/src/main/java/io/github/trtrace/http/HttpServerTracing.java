@@ -36,6 +36,9 @@ public final class HttpServerTracing {
   // context (seen on JDK 17 and 25). Weak keys: an entry goes when its exchange is collected, however the
   // handler ends.
   private static final Map<HttpExchange, TracedRequest> REQUESTS = Collections.synchronizedMap(new WeakHashMap<>());
+  // The request whose filter is running on this thread: a filter after ours may hand the handler a wrapping
+  // exchange (the JDK's Filter.adaptRequest does), which REQUESTS does not know.
+  private static final ThreadLocal<TracedRequest> FILTERING = new ThreadLocal<>();
 
   private HttpServerTracing() {}
 
@@ -45,12 +48,23 @@ public final class HttpServerTracing {
   }
 
   /**
-   * The request as the filter decided it. Without the filter the request is decided now, its ID echoed if
-   * the response headers are not sent yet, but no context is made current.
+   * The request as the filter decided it; for an exchange that a later filter wrapped, ask first on the
+   * thread running the filter chain (the handler's), after which any thread gets it. Without the filter the request is decided now,
+   * its ID echoed if the response headers are not sent yet, but no context is made current.
    */
   public static TracedRequest request(HttpExchange exchange) {
     TracedRequest r = REQUESTS.get(exchange);
-    return r != null ? r : TracingFilter.decide(exchange);
+    if (r != null) {
+      return r;
+    }
+    TracedRequest filtering = FILTERING.get();
+    if (filtering != null) {
+      // An exchange wrapped by a later filter, asked for on the filter's thread: the request the filter
+      // decided, remembered for the wrapper too (a worker given the wrapper finds it).
+      REQUESTS.put(exchange, filtering);
+      return filtering;
+    }
+    return TracingFilter.decide(exchange);
   }
 
   /**
@@ -88,8 +102,16 @@ public final class HttpServerTracing {
     @Override
     public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
       TracedRequest r = decide(exchange);
+      TracedRequest outer = FILTERING.get();
+      FILTERING.set(r);
       try (RequestContext.Scope s = r.context().open()) {
         chain.doFilter(exchange);
+      } finally {
+        if (outer == null) {
+          FILTERING.remove();
+        } else {
+          FILTERING.set(outer);
+        }
       }
     }
 
