@@ -118,8 +118,8 @@ public final class HttpServerTracing {
     static TracedRequest decide(HttpExchange exchange) {
       var headers = exchange.getRequestHeaders();
       List<String> ids = headers.getOrDefault(RequestIds.HEADER, List.of());
-      TracedRequest r = RequestTracing.accept(
-          ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(TraceParent.TRACESTATE_HEADER));
+      TracedRequest r = RequestTracing.accept(ids, headers.getFirst(TraceParent.HEADER),
+          RequestTracing.traceState(headers.getOrDefault(TraceParent.TRACESTATE_HEADER, List.of())));
       REQUESTS.put(exchange, r);
       // The response code is set by sendResponseHeaders: -1 means the headers are not sent yet (always so
       // in the filter, which runs before the handler). Headers set later are dropped by the JDK.

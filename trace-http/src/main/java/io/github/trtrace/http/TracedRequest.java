@@ -40,7 +40,10 @@ public interface TracedRequest {
    */
   Optional<TraceParent> traceParent();
 
-  /** The caller's raw {@code tracestate} header (for a propagator that needs it), null when absent. */
+  /**
+   * The caller's raw {@code tracestate} header (for a propagator that needs it), several headers joined
+   * with {@code ','} in order; null when absent.
+   */
   @Nullable String traceState();
 
   /** The request's context: its ID and, when one was rejected, {@code rejected_request_id}. */

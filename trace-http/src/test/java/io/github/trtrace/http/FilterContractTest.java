@@ -60,6 +60,11 @@ abstract class FilterContractTest {
         + "\nrequest=" + r.requestId();
   }
 
+  /** What {@code /tracestate} answers: the {@code tracestate} the handler's request kept, raw and parsed. */
+  static String traceStates(TracedRequest r) {
+    return r.traceState() + "|" + r.traceParent().map(TraceParent::traceState).orElse(null);
+  }
+
   @BeforeEach
   void startServer() throws Exception {
     sink = InMemorySink.create();
@@ -229,5 +234,23 @@ abstract class FilterContractTest {
       }
       return buf.toString(StandardCharsets.ISO_8859_1);
     }
+  }
+
+  @Test
+  void severalTracestateHeadersAreCombinedInOrder() throws Exception {
+    // W3C Trace Context: several tracestate headers are allowed and combined as one list (RFC 7230)
+    HttpResponse<String> r = get("/tracestate", TraceParent.HEADER, TRACEPARENT,
+        TraceParent.TRACESTATE_HEADER, "congo=t61rcWkgMzE", TraceParent.TRACESTATE_HEADER, "rojo=00f067aa0ba902b7");
+
+    assertThat(r.body()).isEqualTo(
+        "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7|congo=t61rcWkgMzE,rojo=00f067aa0ba902b7");
+  }
+
+  @Test
+  void oneTracestateHeaderIsKeptAsReceived() throws Exception {
+    HttpResponse<String> r = get("/tracestate", TraceParent.HEADER, TRACEPARENT,
+        TraceParent.TRACESTATE_HEADER, "congo=t61rcWkgMzE");
+
+    assertThat(r.body()).isEqualTo("congo=t61rcWkgMzE|congo=t61rcWkgMzE");
   }
 }

@@ -38,6 +38,8 @@ class HttpServerTracingTest extends FilterContractTest {
     server.setExecutor(serverThreads);
     server.createContext("/echo", ex -> respond(ex, 200, echo(HttpServerTracing.request(ex), tracer)))
         .getFilters().add(HttpServerTracing.filter());
+    server.createContext("/tracestate", ex -> respond(ex, 200, traceStates(HttpServerTracing.request(ex))))
+        .getFilters().add(HttpServerTracing.filter());
     server.createContext("/reject", ex -> HttpServerTracing.reject(ex, tracer, "echo-model", 429))
         .getFilters().add(HttpServerTracing.filter());
     server.createContext("/unavailable", ex -> HttpServerTracing.reject(ex, tracer, "echo-model", 503))

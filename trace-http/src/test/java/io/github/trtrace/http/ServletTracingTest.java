@@ -51,6 +51,13 @@ class ServletTracingTest extends FilterContractTest {
     context.addServlet(new ServletHolder(new HttpServlet() {
       @Override
       protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        resp.setContentType("text/plain;charset=utf-8");
+        resp.getWriter().write(traceStates(ServletTracing.request(req)));
+      }
+    }), "/tracestate");
+    context.addServlet(new ServletHolder(new HttpServlet() {
+      @Override
+      protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         ServletTracing.reject(req, resp, tracer, "echo-model", 429);
       }
     }), "/reject");

@@ -42,6 +42,14 @@ public final class RequestTracing {
   }
 
   /**
+   * The {@code tracestate} header values as one list, in order (W3C Trace Context: several headers are
+   * allowed and combined as RFC 7230 combines a list header); null when there is none.
+   */
+  public static @Nullable String traceState(List<String> values) {
+    return values.isEmpty() ? null : values.size() == 1 ? values.get(0) : String.join(",", values);
+  }
+
+  /**
    * Writes the {@code rejected} record of a request the host turned away (overload) and returns the JSON
    * body to answer with.
    *
