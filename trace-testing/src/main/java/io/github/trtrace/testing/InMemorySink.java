@@ -116,10 +116,16 @@ public final class InMemorySink implements RecordSink {
    */
   public boolean awaitCount(int count, Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
-    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    long timeoutNanos;
+    try {
+      timeoutNanos = Math.max(0, timeout.toNanos());
+    } catch (ArithmeticException pastLongNanos) { // over about 292 years: as good as forever
+      timeoutNanos = timeout.isNegative() ? 0 : Long.MAX_VALUE;
+    }
+    long start = System.nanoTime();
     synchronized (lock) {
       while (received < count) {
-        long left = deadline - System.nanoTime();
+        long left = timeoutNanos - (System.nanoTime() - start); // overflow-safe, unlike a deadline
         if (left <= 0) {
           return false;
         }

@@ -93,4 +93,13 @@ class InMemorySinkTest extends RecordSinkContractTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("capacity must be at least 1");
   }
+
+  @Test
+  void awaitCountWithATimeoutTooLongForNanosecondsWaitsInsteadOfFailing() throws Exception {
+    // "wait as long as it takes": a Duration past Long.MAX_VALUE nanoseconds (about 292 years)
+    InMemorySink sink = InMemorySink.create();
+    sink.write(List.of(record("req-forever-1")));
+    assertThat(sink.awaitCount(1, Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+    assertThat(sink.awaitCount(1, Duration.ofDays(365L * 1000))).isTrue();
+  }
 }
