@@ -60,12 +60,16 @@ public final class InMemorySink implements RecordSink {
     if (batch.isEmpty()) {
       return;
     }
+    // checked before keeping any: a refused batch leaves records() and count() as they were
+    for (InferenceRecord r : batch) {
+      Objects.requireNonNull(r, "record");
+    }
     synchronized (lock) {
       for (InferenceRecord r : batch) {
         if (records.size() == capacity) {
           records.removeFirst();
         }
-        records.addLast(Objects.requireNonNull(r, "record"));
+        records.addLast(r);
       }
       received += batch.size();
       lock.notifyAll();

@@ -102,4 +102,16 @@ class InMemorySinkTest extends RecordSinkContractTest {
     assertThat(sink.awaitCount(1, Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
     assertThat(sink.awaitCount(1, Duration.ofDays(365L * 1000))).isTrue();
   }
+
+  @Test
+  void aBatchWithANullRecordIsRefusedWhole() {
+    InMemorySink sink = InMemorySink.create();
+    List<InferenceRecord> batch = new java.util.ArrayList<>();
+    batch.add(record("req-before-null"));
+    batch.add(null);
+    assertThatThrownBy(() -> sink.write(batch)).isInstanceOf(NullPointerException.class);
+    // records() and count() agree: nothing of the refused batch is kept
+    assertThat(sink.records()).isEmpty();
+    assertThat(sink.count()).isZero();
+  }
 }
