@@ -118,7 +118,8 @@ public final class HttpServerTracing {
     static TracedRequest decide(HttpExchange exchange) {
       var headers = exchange.getRequestHeaders();
       List<String> ids = headers.getOrDefault(RequestIds.HEADER, List.of());
-      TracedRequest r = RequestTracing.accept(ids, headers.getFirst(TraceParent.HEADER),
+      TracedRequest r = RequestTracing.accept(ids,
+          RequestTracing.traceParent(headers.getOrDefault(TraceParent.HEADER, List.of())),
           RequestTracing.traceState(headers.getOrDefault(TraceParent.TRACESTATE_HEADER, List.of())));
       REQUESTS.put(exchange, r);
       // The response code is set by sendResponseHeaders: -1 means the headers are not sent yet (always so

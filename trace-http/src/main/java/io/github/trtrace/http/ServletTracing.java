@@ -95,7 +95,8 @@ public final class ServletTracing {
 
   private static TracedRequest decide(HttpServletRequest request, @Nullable HttpServletResponse response) {
     List<String> ids = Collections.list(request.getHeaders(RequestIds.HEADER));
-    TracedRequest r = RequestTracing.accept(ids, request.getHeader(TraceParent.HEADER),
+    TracedRequest r = RequestTracing.accept(ids,
+        RequestTracing.traceParent(Collections.list(request.getHeaders(TraceParent.HEADER))),
         RequestTracing.traceState(Collections.list(request.getHeaders(TraceParent.TRACESTATE_HEADER))));
     request.setAttribute(RequestTracing.ATTRIBUTE, r);
     if (response != null && !response.isCommitted()) {

@@ -182,6 +182,20 @@ abstract class FilterContractTest {
   }
 
   @Test
+  void twoTraceparentHeadersAreIgnoredTogether() throws Exception {
+    // W3C Trace Context's test suite (test_traceparent_duplicated): two traceparent headers are invalid,
+    // the request starts a new trace; its tracestate goes with them
+    get("/echo", RequestIds.HEADER, "api-two-parents", TraceParent.HEADER, TRACEPARENT,
+        TraceParent.HEADER, "00-12345678901234567890123456789012-1234567890123456-01",
+        TraceParent.TRACESTATE_HEADER, "congo=t61rcWkgMzE");
+
+    InferenceRecord rec = records().get(0);
+    assertThat(rec.requestId()).isEqualTo("api-two-parents");
+    assertThat(rec.traceId()).isNull();
+    assertThat(rec.spanId()).isNull();
+  }
+
+  @Test
   void aRejectedRequestIsAnswered429WithItsIdAndLeavesARejectedRecord() throws Exception {
     HttpResponse<String> r = get("/reject", RequestIds.HEADER, "api-demo-0429");
 

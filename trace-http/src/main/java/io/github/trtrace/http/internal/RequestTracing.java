@@ -42,6 +42,14 @@ public final class RequestTracing {
   }
 
   /**
+   * The {@code traceparent} header value when exactly one came; null for none or several (W3C Trace
+   * Context's test suite: two {@code traceparent} headers are invalid and the request starts a new trace).
+   */
+  public static @Nullable String traceParent(List<String> values) {
+    return values.size() == 1 ? values.get(0) : null;
+  }
+
+  /**
    * The {@code tracestate} header values as one list, in order (W3C Trace Context: several headers are
    * allowed and combined as RFC 7230 combines a list header); null when there is none.
    */
