@@ -59,7 +59,7 @@ public final class ServletTracing {
    * {@code http_status}) and responds {@code httpStatus} with the {@value RequestIds#HEADER} header and a
    * JSON body {@code {"error":"service_unavailable","request_id":"..."}}. Anything the handler buffered but
    * did not send yet is discarded; when it already used {@link HttpServletResponse#getWriter()} the body goes
-   * through that writer. When the response is already committed (status and headers sent) only the record is
+   * through that writer, in its charset (named in {@code Content-Type}). When the response is already committed (status and headers sent) only the record is
    * written and the response is left as it is: neither status, header nor body can be changed any more.
    *
    * @param httpStatus 429 or 503
@@ -79,17 +79,21 @@ public final class ServletTracing {
     response.setStatus(httpStatus);
     response.setHeader(RequestIds.HEADER, r.requestId());
     response.setContentType("application/json");
-    response.setContentLength(body.length);
     ServletOutputStream out;
     try {
       out = response.getOutputStream();
     } catch (IllegalStateException writerInUse) {
-      // The body is ASCII (the ID is sanitized), so any writer encoding gives the same bytes and length.
+      // The writer encodes in the charset the handler chose (UTF-16: two bytes a char), which can no longer
+      // change: the length is the container's to count (-1: unset, also a length the handler set).
+      response.setContentLength(-1);
       PrintWriter w = response.getWriter();
+      // Named: JSON without a charset is read as UTF-8, and a type set after getWriter loses it.
+      response.setHeader("Content-Type", "application/json;charset=" + response.getCharacterEncoding());
       w.write(new String(body, StandardCharsets.US_ASCII));
       w.flush();
       return;
     }
+    response.setContentLength(body.length);
     out.write(body);
   }
 

@@ -76,6 +76,15 @@ class ServletTracingTest extends FilterContractTest {
         rejectRecordingFailure(req, resp, tracer);
       }
     }), "/writer-then-reject");
+    // The same with a writer whose encoding is not ASCII-compatible: the JSON's chars take 2 bytes each.
+    context.addServlet(new ServletHolder(new HttpServlet() {
+      @Override
+      protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        resp.setContentType("text/plain;charset=UTF-16BE");
+        resp.getWriter().write("partial answer");
+        rejectRecordingFailure(req, resp, tracer);
+      }
+    }), "/utf16-writer-then-reject");
     // The handler already sent its 200 (committed) and rejects afterwards: only the record can still be written.
     context.addServlet(new ServletHolder(new HttpServlet() {
       @Override
@@ -117,6 +126,17 @@ class ServletTracingTest extends FilterContractTest {
       assertThat(rec.status()).isEqualTo(Status.REJECTED);
       assertThat(rec.attributes()).containsEntry("http_status", "429");
     });
+  }
+
+  @Test
+  void aRejectionThroughAWriterOfATwoByteEncodingSendsTheWholeBody() throws Exception {
+    HttpResponse<String> r = get("/utf16-writer-then-reject", RequestIds.HEADER, "api-writer-2");
+
+    assertThat(rejectFailure.get()).isNull();
+    assertThat(r.statusCode()).isEqualTo(429);
+    assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
+        type -> assertThat(type).containsIgnoringCase("charset=UTF-16BE"));
+    assertThat(r.body()).isEqualTo("{\"error\":\"too_many_requests\",\"request_id\":\"api-writer-2\"}");
   }
 
   @Test
