@@ -129,16 +129,17 @@ public abstract class RecordSinkContractTest {
 
   @Test
   public void worksWhenCalledFromAThreadOtherThanTheOneThatBuiltIt() throws Exception {
-    // the dispatcher builds nothing: the application builds the sink, the sink's own thread calls it
-    try (RecordSink sink = newSink()) {
-      onASinkThread(() -> {
-        sink.write(List.of(record("req-thread-1")));
-        sink.write(List.of(record("req-thread-2")));
-        sink.flush();
-        return null;
-      });
-      assertThat(writtenRequestIds(sink)).containsExactly("req-thread-1", "req-thread-2");
-    }
+    // the dispatcher builds nothing: the application builds the sink, the sink's own thread calls it, close
+    // included
+    RecordSink sink = newSink();
+    onASinkThread(() -> {
+      sink.write(List.of(record("req-thread-1")));
+      sink.write(List.of(record("req-thread-2")));
+      sink.flush();
+      sink.close();
+      return null;
+    });
+    assertThat(writtenRequestIds(sink)).containsExactly("req-thread-1", "req-thread-2");
   }
 
   @Test
