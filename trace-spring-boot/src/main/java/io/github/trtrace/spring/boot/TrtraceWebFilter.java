@@ -63,8 +63,11 @@ public final class TrtraceWebFilter implements WebFilter, Ordered {
     List<String> values = headers.getValuesAsList(RequestIds.HEADER);
     String id = headers.getFirst(RequestIds.HEADER);
     List<String> ids = values.size() > 1 ? values : id == null ? List.of() : List.of(id);
-    return RequestTracing.accept(
-        ids, headers.getFirst(TraceParent.HEADER), headers.getFirst(TraceParent.TRACESTATE_HEADER));
+    // two traceparent headers are ignored together and several tracestate headers joined in order, as by the
+    // servlet filter and W3C Trace Context (a valid traceparent holds no comma; tracestate is a comma-separated
+    // list, which getValuesAsList splits into its members and the join puts back in order)
+    return RequestTracing.accept(ids, RequestTracing.traceParent(headers.getValuesAsList(TraceParent.HEADER)),
+        RequestTracing.traceState(headers.getValuesAsList(TraceParent.TRACESTATE_HEADER)));
   }
 
   @Override

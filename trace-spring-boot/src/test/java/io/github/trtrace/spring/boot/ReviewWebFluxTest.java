@@ -39,6 +39,12 @@ class ReviewWebFluxTest {
         return Mono.just(TrtraceWebFilter.request(exchange).requestId());
       }
 
+      @GetMapping("/parent")
+      Mono<String> parent(ServerWebExchange exchange) {
+        io.github.trtrace.http.TracedRequest r = TrtraceWebFilter.request(exchange);
+        return Mono.just(r.traceParent().map(p -> p.traceId()).orElse("none") + " " + r.traceState());
+      }
+
       @GetMapping("/throws")
       Mono<String> throwsUnhandled() {
         return Mono.error(new IllegalStateException("engine failed"));
@@ -90,5 +96,21 @@ class ReviewWebFluxTest {
     HttpResponse<String> r = get("/nothing-here", "X-Request-ID", "flux-404");
     assertThat(r.statusCode()).isEqualTo(404);
     assertThat(r.headers().allValues("X-Request-ID")).containsExactly("flux-404");
+  }
+
+  private static final String PARENT_A = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  private static final String PARENT_B = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+  @Test
+  void twoTraceparentHeadersAreIgnoredTogetherAsByTheServletFilter() throws Exception {
+    assertThat(get("/parent", "traceparent", PARENT_A).body()).startsWith("4bf92f3577b34da6a3ce929d0e0e4736 ");
+    assertThat(get("/parent", "traceparent", PARENT_A, "traceparent", PARENT_B).body()).startsWith("none ");
+  }
+
+  @Test
+  void severalTracestateHeadersAreCombinedInOrderAsByTheServletFilter() throws Exception {
+    HttpResponse<String> r =
+        get("/parent", "traceparent", PARENT_A, "tracestate", "congo=t61rcWkgMzE", "tracestate", "rojo=00f067aa0ba902b7");
+    assertThat(r.body()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736 congo=t61rcWkgMzE,rojo=00f067aa0ba902b7");
   }
 }
