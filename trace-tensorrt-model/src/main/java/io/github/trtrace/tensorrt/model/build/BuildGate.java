@@ -124,9 +124,16 @@ public final class BuildGate {
 
     private Builder() {}
 
-    /** Largest allowed absolute drop of the fusion rate (0..1). */
+    /**
+     * Largest allowed absolute drop of the fusion rate (0..1, a rate being a fraction).
+     *
+     * @throws IllegalArgumentException outside 0..1 (as {@code trtrace gate --max-fusion-rate-drop})
+     */
     public Builder maxFusionRateDrop(double drop) {
-      this.maxFusionRateDrop = nonNegative(drop, "maxFusionRateDrop");
+      if (nonNegative(drop, "maxFusionRateDrop") > 1) {
+        throw new IllegalArgumentException("maxFusionRateDrop must be 0..1 (a fusion rate is a fraction): " + drop);
+      }
+      this.maxFusionRateDrop = drop;
       return this;
     }
 

@@ -93,4 +93,12 @@ class GateOutputTest {
     assertThat(r.diff().notes()).containsExactly(
         "skipped the precision-fallback check: the baseline has no layer precisions (layers[].precision)");
   }
+
+  @Test
+  void aFusionRateDropLimitAboveOneIsRefusedAsByTheCli() {
+    // a rate is a fraction: a drop limit of 2 (say, meant as 2 %) would pass every build; trtrace gate refuses it
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BuildGate.builder().maxFusionRateDrop(2))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxFusionRateDrop must be 0..1");
+    assertThat(BuildGate.builder().maxFusionRateDrop(1).maxFusionRateDrop(0)).isNotNull();
+  }
 }
