@@ -21,7 +21,10 @@ public enum OutputFlag {
   BIDI_CONTROL("bidi_control"),
   /** Unpaired UTF-16 surrogates: the output is not valid Unicode. */
   INVALID_UTF16("invalid_utf16"),
-  /** No characters, or only whitespace. */
+  /**
+   * Nothing visible: no characters, or only whitespace, Unicode spaces (no-break spaces included), control and
+   * format characters (zero-width space and joiners, byte-order mark, bidi controls).
+   */
   EMPTY("empty");
 
   private final String wireName;

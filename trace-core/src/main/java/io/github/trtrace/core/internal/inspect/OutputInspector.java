@@ -28,7 +28,7 @@ public final class OutputInspector {
     boolean blank = true;
     for (int i = 0; i < n; i++) {
       char c = output.charAt(i);
-      if (blank && !Character.isWhitespace(c)) {
+      if (blank && !isInvisible(c)) {
         blank = false;
       }
       if (c == '\uFFFD') {
@@ -51,6 +51,23 @@ public final class OutputInspector {
       flags |= bit(OutputFlag.REPETITION);
     }
     return BY_MASK[flags];
+  }
+
+  /**
+   * Whether {@code c} shows nothing by itself: whitespace, any Unicode space (no-break spaces included), a
+   * control char, or a format char (zero-width space and joiners, byte-order mark, bidi controls). A soft hyphen
+   * is a format char too, but never alone in a word: an output of only such chars reads as empty.
+   */
+  private static boolean isInvisible(char c) {
+    if (c <= ' ') {
+      return true; // the ASCII controls and the space: the common case first
+    }
+    if (c < 0x7f) {
+      return false;
+    }
+    int type = Character.getType(c);
+    return Character.isWhitespace(c) || Character.isSpaceChar(c) || type == Character.FORMAT
+        || type == Character.CONTROL;
   }
 
   private static int bit(OutputFlag f) {

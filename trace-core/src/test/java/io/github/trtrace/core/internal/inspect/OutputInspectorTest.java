@@ -42,4 +42,18 @@ class OutputInspectorTest {
         .doesNotContain(OutputFlag.REPETITION);
     assertThat(OutputInspector.flags("x".repeat(31))).as("under 32 chars").doesNotContain(OutputFlag.REPETITION);
   }
+
+  @Test
+  void anOutputWithNothingVisibleIsEmpty() {
+    // what a user sees as an empty answer: no-break spaces, zero-width spaces and joiners, a byte-order mark
+    assertThat(OutputInspector.flags("\u00a0\u00a0")).containsExactly(OutputFlag.EMPTY);
+    assertThat(OutputInspector.flags("\u200b")).containsExactly(OutputFlag.EMPTY);
+    assertThat(OutputInspector.flags("\ufeff \u200d\u2060\u3000\n")).containsExactly(OutputFlag.EMPTY);
+    assertThat(OutputInspector.flags("\u202e")).containsExactlyInAnyOrder(OutputFlag.EMPTY, OutputFlag.BIDI_CONTROL);
+    // anything visible is not: a letter, a CJK ideograph, an emoji (a surrogate pair), a soft-hyphenated word
+    assertThat(OutputInspector.flags("\u200ba")).isEmpty();
+    assertThat(OutputInspector.flags("\u00a0\u4f60")).isEmpty();
+    assertThat(OutputInspector.flags("\u200b\ud83d\ude00")).isEmpty();
+    assertThat(OutputInspector.flags("co\u00adoperate")).isEmpty();
+  }
 }
