@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -120,7 +121,8 @@ public interface RequestContext {
   /** An executor whose tasks run under the context current when each was submitted. */
   static Executor wrap(Executor executor) {
     Objects.requireNonNull(executor, "executor");
-    if (executor instanceof ContextExecutor || executor instanceof ContextExecutorService) {
+    if (executor instanceof ContextExecutor || executor instanceof ContextExecutorService
+        || executor instanceof ContextScheduledExecutorService) {
       return executor;
     }
     return new ContextExecutor(executor);
@@ -132,10 +134,29 @@ public interface RequestContext {
    */
   static ExecutorService wrap(ExecutorService executor) {
     Objects.requireNonNull(executor, "executor");
-    if (executor instanceof ContextExecutorService) {
+    if (executor instanceof ContextExecutorService || executor instanceof ContextScheduledExecutorService) {
       return executor;
     }
     return new ContextExecutorService(executor);
+  }
+
+  /**
+   * A scheduled executor service whose tasks run under the context current when they were submitted: those of
+   * {@link #wrap(ExecutorService)}, and {@code schedule}, {@code scheduleAtFixedRate} and {@code
+   * scheduleWithFixedDelay} (every run of a periodic task under the context it was scheduled in). Shutting it
+   * down shuts {@code executor} down.
+   *
+   * <pre>{@code
+   * ScheduledExecutorService timers = RequestContext.wrap(Executors.newSingleThreadScheduledExecutor());
+   * timers.schedule(() -> log.warn("still generating"), 30, TimeUnit.SECONDS);   // logged with the request's ID
+   * }</pre>
+   */
+  static ScheduledExecutorService wrap(ScheduledExecutorService executor) {
+    Objects.requireNonNull(executor, "executor");
+    if (executor instanceof ContextScheduledExecutorService) {
+      return executor;
+    }
+    return new ContextScheduledExecutorService(executor);
   }
 
   /**
