@@ -49,8 +49,9 @@ public final class HttpServerTracing {
 
   /**
    * The request as the filter decided it; for an exchange that a later filter wrapped, ask first on the
-   * thread running the filter chain (the handler's), after which any thread gets it. Without the filter the request is decided now,
-   * its ID echoed if the response headers are not sent yet, but no context is made current.
+   * thread running the filter chain (the handler's), after which any thread gets it. Without the filter the
+   * request is decided now, its ID echoed if the response headers are not sent yet, but no context is made
+   * current.
    */
   public static TracedRequest request(HttpExchange exchange) {
     TracedRequest r = REQUESTS.get(exchange);
