@@ -10,8 +10,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** {@link RequestContext#wrap(ExecutorService)}: every task runs under its submitter's context. */
-final class ContextExecutorService implements ExecutorService {
+/**
+ * {@link RequestContext#wrap(ExecutorService)}: every task runs under its submitter's context. Not final only for
+ * {@link ContextScheduledExecutorService}, which adds the scheduling methods.
+ */
+class ContextExecutorService implements ExecutorService {
   private final ExecutorService delegate;
 
   ContextExecutorService(ExecutorService delegate) {

@@ -121,8 +121,7 @@ public interface RequestContext {
   /** An executor whose tasks run under the context current when each was submitted. */
   static Executor wrap(Executor executor) {
     Objects.requireNonNull(executor, "executor");
-    if (executor instanceof ContextExecutor || executor instanceof ContextExecutorService
-        || executor instanceof ContextScheduledExecutorService) {
+    if (executor instanceof ContextExecutor || executor instanceof ContextExecutorService) {
       return executor;
     }
     return new ContextExecutor(executor);
@@ -134,7 +133,7 @@ public interface RequestContext {
    */
   static ExecutorService wrap(ExecutorService executor) {
     Objects.requireNonNull(executor, "executor");
-    if (executor instanceof ContextExecutorService || executor instanceof ContextScheduledExecutorService) {
+    if (executor instanceof ContextExecutorService) { // the scheduled one too
       return executor;
     }
     return new ContextExecutorService(executor);
